@@ -1,0 +1,300 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"sealgate"
+	"sealgate/model"
+)
+
+// Violation is a broken invariant: which one, at which event, and what
+// happened. Its Error text is meant to be read by the person who runs the
+// suite.
+type Violation struct {
+	ID    string // "I1" .. "I12", or "gate-vs-model"
+	Name  string
+	Event int // 1-based, 0 when not tied to one event
+	Msg   string
+}
+
+func (v *Violation) Error() string {
+	if v.Event > 0 {
+		return fmt.Sprintf("%s %s: event %d: %s", v.ID, v.Name, v.Event, v.Msg)
+	}
+	return fmt.Sprintf("%s %s: %s", v.ID, v.Name, v.Msg)
+}
+
+// Invariant is one named check of SPEC section 9 over a recorded trace.
+type Invariant struct {
+	ID, Name string
+	check    func(*analysis) (event int, msg string)
+}
+
+// Catalog is the invariant catalog, in SPEC order. I5 and I6 compare runs
+// and I12 compares implementations, so they live in All, not here.
+var Catalog = []Invariant{
+	{"I1", "seal first", sealFirst},
+	{"I2", "exact bytes", exactBytes},
+	{"I3", "previews never reach the executor", previewsApart},
+	{"I4", "bad ends release nothing and compensate", badEnds},
+	{"I7", "at most once per key", atMostOnce},
+	{"I8", "attempts are isolated", attemptsIsolated},
+	{"I9", "bounded", bounded},
+	{"I10", "redaction", redaction},
+	{"I11", "accountability", accountability},
+}
+
+// Invariants runs the catalog over a trace and returns the first
+// violation, in catalog order, or nil.
+func Invariants(t *Trace) error {
+	if t.Refused {
+		return nil
+	}
+	a := analyze(t)
+	for _, inv := range Catalog {
+		if ev, msg := inv.check(a); msg != "" {
+			return &Violation{ID: inv.ID, Name: inv.Name, Event: ev, Msg: msg}
+		}
+	}
+	return nil
+}
+
+func (a *analysis) event(at int) sealgate.Event { return a.t.Events[at-1] }
+
+func (a *analysis) calls(f func(*callRec) (int, string)) (int, string) {
+	for _, r := range a.attempts {
+		for _, c := range r.calls {
+			if ev, msg := f(c); msg != "" {
+				return ev, msg
+			}
+		}
+	}
+	return 0, ""
+}
+
+func (a *analysis) early(tool string) bool {
+	if a.t.Config.Release != sealgate.PerCall {
+		return false
+	}
+	t, ok := a.t.Config.Tool(tool)
+	return ok && t.Early
+}
+
+// I1: no release before the call's end and, unless it is an early tool
+// under per-call, its attempt's close complete.
+func sealFirst(a *analysis) (int, string) {
+	return a.calls(func(c *callRec) (int, string) {
+		d := c.released
+		if d == nil {
+			return 0, ""
+		}
+		if c.endAt == 0 || c.endAt > d.At {
+			return d.At, fmt.Sprintf("%s released before its end", d)
+		}
+		if d.At == c.attempt.wellAt {
+			return 0, ""
+		}
+		if a.early(c.tool) && d.At == c.endAt {
+			return 0, ""
+		}
+		return d.At, fmt.Sprintf("%s released at %q, which is neither its attempt's close complete nor (early tool, per-call) its own end", d, a.event(d.At))
+	})
+}
+
+// I2: released bytes are the call's own fragments in arrival order,
+// compacted; I8 (isolation) follows, since only this attempt's deltas
+// for this item count.
+func exactBytes(a *analysis) (int, string) {
+	return a.calls(func(c *callRec) (int, string) {
+		d := c.released
+		if d == nil {
+			return 0, ""
+		}
+		want := sealgate.Compact(c.bytesUpTo(d.At))
+		if !bytes.Equal(d.Args, want) {
+			return d.At, fmt.Sprintf("%s: args differ from the call's own fragments compacted: %s", d, strconv.Quote(string(want)))
+		}
+		return 0, ""
+	})
+}
+
+// I3: a release never happens at a peek, a peek is answered by exactly one
+// preview line and nothing else, and a preview value is "-" or strictly
+// valid JSON: it is display, not input.
+func previewsApart(a *analysis) (int, string) {
+	for i, ds := range a.byEvent {
+		at := i + 1
+		isPeek := a.event(at).Kind == sealgate.Peek
+		previews := 0
+		for _, d := range ds {
+			switch {
+			case d.Kind == sealgate.PreviewAnswer && !isPeek:
+				return at, fmt.Sprintf("%s answers an event that is not a peek", d)
+			case d.Kind == sealgate.PreviewAnswer:
+				previews++
+				if d.Preview.Value != "-" {
+					if r, err := model.CheckJSON([]byte(d.Preview.Value), a.t.Config.Limits.Depth); r != "" {
+						return at, fmt.Sprintf("%s: preview value is not strict JSON: %v", d, err)
+					}
+				}
+			case isPeek:
+				return at, fmt.Sprintf("a peek caused %s", d)
+			}
+		}
+		if isPeek && previews != 1 {
+			return at, fmt.Sprintf("a peek got %d preview lines, want 1", previews)
+		}
+	}
+	return 0, ""
+}
+
+// I4: an attempt that ends badly releases nothing from then on, each of its
+// earlier releases is compensated at that event, and nothing else is
+// ever compensated.
+func badEnds(a *analysis) (int, string) {
+	return a.calls(func(c *callRec) (int, string) {
+		bad := c.attempt.badlyAt
+		if d := c.released; d != nil {
+			if bad != 0 && d.At >= bad {
+				return d.At, fmt.Sprintf("%s after its attempt ended badly at event %d", d, bad)
+			}
+			if bad != 0 && (len(c.compAt) != 1 || c.compAt[0] != bad) {
+				return bad, fmt.Sprintf("attempt %s ended badly, but its early release of item %s was compensated at events %v, want exactly [%d]", c.attempt.id, c.item, c.compAt, bad)
+			}
+		}
+		if (c.released == nil || bad == 0) && len(c.compAt) > 0 {
+			return c.compAt[0], fmt.Sprintf("compensate for %s item %s, which was not released early in an attempt that ended badly", c.attempt.id, c.item)
+		}
+		return 0, ""
+	})
+}
+
+// I7: between two releases with one idempotency key there is an accepted
+// "ack KEY fail".
+func atMostOnce(a *analysis) (int, string) {
+	releasedAt := map[string]int{}
+	for i, ev := range a.t.Events {
+		at := i + 1
+		if ev.Kind == sealgate.Ack && !ev.OK && !a.ackRefused[at] {
+			delete(releasedAt, ev.Key)
+		}
+		for _, d := range a.byEvent[i] {
+			if d.Kind != sealgate.Release {
+				continue
+			}
+			if prev, ok := releasedAt[d.Key]; ok {
+				return at, fmt.Sprintf("%s: key %s was already released at event %d and no ack fail cleared it", d, d.Key, prev)
+			}
+			releasedAt[d.Key] = at
+		}
+	}
+	return 0, ""
+}
+
+// I8: a peek sees only its own call's bytes in its own live attempt:
+// bytes= counts exactly what that call received, and a call that is not
+// live answers bytes=0 value=-.
+func attemptsIsolated(a *analysis) (int, string) {
+	for _, p := range a.peeks {
+		var d *sealgate.Decision
+		for i := range a.byEvent[p.at-1] {
+			if a.byEvent[p.at-1][i].Kind == sealgate.PreviewAnswer {
+				d = &a.byEvent[p.at-1][i]
+			}
+		}
+		if d == nil {
+			continue // I3 reports it
+		}
+		if !p.liveCall {
+			if d.Preview != sealgate.NoPreview {
+				return p.at, fmt.Sprintf("%s for a call that is not live, want bytes=0 value=-", d)
+			}
+			continue
+		}
+		if want := len(p.call.bytesUpTo(p.at)); d.Preview.Bytes != want {
+			return p.at, fmt.Sprintf("%s, but the call received %d bytes in this attempt", d, want)
+		}
+	}
+	return 0, ""
+}
+
+// I9: retained raw bytes never pass the limits, and a decided call retains
+// none: the gate holds exactly the bytes of undecided calls of live attempts.
+func bounded(a *analysis) (int, string) {
+	if len(a.limitBreaches) > 0 {
+		return 0, a.limitBreaches[0]
+	}
+	for i, got := range a.t.Retained {
+		if want := a.expectRetained[i]; got != want {
+			return i + 1, fmt.Sprintf("the gate retains %d raw bytes; undecided calls of live attempts hold %d", got, want)
+		}
+	}
+	return 0, ""
+}
+
+// I10: in every preview, each secret field present shows "[redacted]".
+func redaction(a *analysis) (int, string) {
+	for _, p := range a.peeks {
+		if p.call == nil {
+			continue
+		}
+		tool, ok := a.t.Config.Tool(p.call.tool)
+		if !ok || len(tool.Secrets) == 0 {
+			continue
+		}
+		for _, d := range a.byEvent[p.at-1] {
+			if d.Kind != sealgate.PreviewAnswer || d.Preview.Value == "-" {
+				continue
+			}
+			var v any
+			dec := json.NewDecoder(bytes.NewReader([]byte(d.Preview.Value)))
+			dec.UseNumber()
+			if err := dec.Decode(&v); err != nil {
+				continue // I3 reports it
+			}
+			for _, s := range tool.Secrets {
+				path, err := sealgate.SecretPath(s)
+				if err != nil {
+					continue
+				}
+				if got, found := lookup(v, path); found && got != "[redacted]" {
+					return p.at, fmt.Sprintf("preview of %s item %s shows secret %s unredacted", p.call.attempt.id, p.call.item, s)
+				}
+			}
+		}
+	}
+	return 0, ""
+}
+
+func lookup(v any, path []string) (any, bool) {
+	for _, step := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[step]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// I11: every call begun while its attempt was live gets exactly one verdict
+// by the time the attempt stops being live (unless a restart came first),
+// and never more than one.
+func accountability(a *analysis) (int, string) {
+	return a.calls(func(c *callRec) (int, string) {
+		if len(c.verdicts) > 1 {
+			return c.verdicts[1].At, fmt.Sprintf("%s item %s got a second verdict %s after %s", c.attempt.id, c.item, c.verdicts[1], c.verdicts[0])
+		}
+		if down := c.attempt.downAt; down != 0 && !c.decidedBy(down) {
+			return down, fmt.Sprintf("attempt %s stopped being live, but its call item %s has no verdict", c.attempt.id, c.item)
+		}
+		return 0, ""
+	})
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

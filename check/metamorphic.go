@@ -1,0 +1,220 @@
+package check
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+
+	"sealgate"
+)
+
+// The metamorphic relations of SPEC section 9 change a run in a way that
+// must not change its decisions (I6: re-split fragments) or its releases
+// (I5: serialize interleaved calls), and compare the two runs.
+
+// Rechunk splits every delta into pieces at the given cut points; cut(n)
+// returns the piece lengths for an n-byte fragment. It returns the new
+// events and, for each, the index (1-based) of the original event.
+func Rechunk(events []sealgate.Event, cut func(n int) []int) ([]sealgate.Event, []int) {
+	var out []sealgate.Event
+	var from []int
+	for i, ev := range events {
+		if ev.Kind != sealgate.Delta || len(ev.Bytes) < 2 {
+			out, from = append(out, ev), append(from, i+1)
+			continue
+		}
+		off := 0
+		for _, n := range cut(len(ev.Bytes)) {
+			piece := ev
+			piece.Bytes = ev.Bytes[off : off+n]
+			off += n
+			out, from = append(out, piece), append(from, i+1)
+		}
+	}
+	return out, from
+}
+
+// SingleBytes cuts a fragment into one-byte pieces: every boundary at once,
+// mid-rune and mid-escape included.
+func SingleBytes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
+
+// RandomCuts cuts fragments at pseudo-random boundaries from seed.
+func RandomCuts(seed int64) func(int) []int {
+	r := rand.New(rand.NewSource(seed))
+	return func(n int) []int {
+		var out []int
+		for n > 0 {
+			k := 1 + r.Intn(n)
+			out = append(out, k)
+			n -= k
+		}
+		return out
+	}
+}
+
+// hitLimit reports whether a byte limit bit in this run; I5 and I6 hold
+// only while none does (a limit is checked per fragment).
+func hitLimit(ds []sealgate.Decision) bool {
+	for _, d := range ds {
+		if (d.Kind == sealgate.Reject && d.Reason == sealgate.TooLarge) ||
+			(d.Kind == sealgate.Anomaly && d.Anomaly == sealgate.TurnTooLarge) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckChunking is I6: the re-split run's decisions, renumbered to the
+// original events, equal the original's. Pieces of one refused delta that
+// each draw the same no-open or after-close line count once.
+func (c *Checker) CheckChunking(cfg sealgate.Config, events []sealgate.Event, orig []sealgate.Decision, cut func(int) []int) error {
+	if hitLimit(orig) {
+		return nil
+	}
+	split, from := Rechunk(events, cut)
+	if len(split) == len(events) {
+		return nil
+	}
+	got, err := c.RunGate(cfg, split)
+	if err != nil {
+		return err
+	}
+	var mapped []sealgate.Decision
+	for _, d := range got {
+		if d.At > 0 {
+			d.At = from[d.At-1]
+		}
+		if n := len(mapped); n > 0 && mapped[n-1].Equal(d) {
+			continue
+		}
+		mapped = append(mapped, d)
+	}
+	if err := Compare("original", orig, "re-split", mapped); err != nil {
+		return &Violation{ID: "I6", Name: "chunking", Event: firstAt(err),
+			Msg: fmt.Sprintf("re-splitting fragments changed a decision: %v", err)}
+	}
+	return nil
+}
+
+// Serialize reorders, within each attempt, its begin/delta/end events so
+// that each call's events come one after another, calls in begin order,
+// every other event staying where it was. It reports whether anything
+// moved.
+func Serialize(events []sealgate.Event) ([]sealgate.Event, bool) {
+	out := append([]sealgate.Event(nil), events...)
+	moved := false
+	type window struct {
+		pos   []int
+		group map[string]int
+	}
+	open := map[string]*window{}
+	flush := func(w *window) {
+		if w == nil || len(w.pos) < 2 {
+			return
+		}
+		evs := make([]sealgate.Event, len(w.pos))
+		for i, p := range w.pos {
+			evs[i] = events[p]
+		}
+		sort.SliceStable(evs, func(i, j int) bool { return w.group[evs[i].Item] < w.group[evs[j].Item] })
+		for i, p := range w.pos {
+			if evs[i].Kind != out[p].Kind || evs[i].Item != out[p].Item || string(evs[i].Bytes) != string(out[p].Bytes) {
+				moved = true
+			}
+			out[p] = evs[i]
+		}
+	}
+	for i, ev := range events {
+		switch ev.Kind {
+		case sealgate.Restart:
+			for id, w := range open {
+				flush(w)
+				delete(open, id)
+			}
+		case sealgate.Open:
+			if _, ok := open[ev.Attempt]; !ok {
+				open[ev.Attempt] = &window{group: map[string]int{}}
+			}
+		case sealgate.Close:
+			flush(open[ev.Attempt])
+			delete(open, ev.Attempt)
+		case sealgate.Begin, sealgate.Delta, sealgate.End:
+			w := open[ev.Attempt]
+			if w == nil {
+				continue
+			}
+			if _, ok := w.group[ev.Item]; !ok {
+				w.group[ev.Item] = len(w.group)
+			}
+			w.pos = append(w.pos, i)
+		}
+	}
+	for _, w := range open {
+		flush(w)
+	}
+	return out, moved
+}
+
+// CheckIsolation is I5: interleaved calls give the same releases as the same
+// calls sent one after another. It applies to runs with no anomaly and no
+// limit reached, where reordering cannot change the stream's shape.
+func (c *Checker) CheckIsolation(cfg sealgate.Config, events []sealgate.Event, orig []sealgate.Decision) error {
+	for _, d := range orig {
+		if d.Kind == sealgate.Anomaly || d.Kind == sealgate.Refused {
+			return nil
+		}
+	}
+	if hitLimit(orig) {
+		return nil
+	}
+	serial, moved := Serialize(events)
+	if !moved {
+		return nil
+	}
+	got, err := c.RunGate(cfg, serial)
+	if err != nil {
+		return err
+	}
+	a, b := releases(orig), releases(got)
+	if len(a) != len(b) {
+		return &Violation{ID: "I5", Name: "isolation", Msg: fmt.Sprintf("interleaved run released %d calls, serial run %d:\ninterleaved: %v\nserial: %v", len(a), len(b), a, b)}
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return &Violation{ID: "I5", Name: "isolation", Msg: fmt.Sprintf("releases differ:\ninterleaved: %v\nserial: %v", a, b)}
+		}
+	}
+	return nil
+}
+
+// releases is the sorted multiset of what was released: attempt, tool,
+// key, args (event numbers and which of two identical calls went first
+// may change with the order).
+func releases(ds []sealgate.Decision) []string {
+	var out []string
+	for _, d := range ds {
+		if d.Kind == sealgate.Release {
+			out = append(out, d.Attempt+" "+d.Tool+" "+d.Key+" "+string(d.Args))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func firstAt(err error) int {
+	if m, ok := err.(*Mismatch); ok {
+		if m.Index < len(m.A) {
+			return m.A[m.Index].At
+		}
+		if m.Index < len(m.B) {
+			return m.B[m.Index].At
+		}
+	}
+	return 0
+}

@@ -1,0 +1,109 @@
+package check
+
+import (
+	"fmt"
+
+	"sealgate"
+	"sealgate/gate"
+	"sealgate/model"
+	"sealgate/scn"
+)
+
+// Result is what both implementations said about one scenario.
+type Result struct {
+	Gate    []sealgate.Decision
+	GateErr error // the gate failed closed (ledger error); Gate holds what it said before
+	Model   []sealgate.Decision
+}
+
+// refused is the single decision of a refused configuration.
+func refused(err error) []sealgate.Decision {
+	return []sealgate.Decision{{At: 0, Kind: sealgate.Refused, Text: err.Error()}}
+}
+
+// Gate is what the suite checks: the real gate, or a deliberately broken
+// one swapped in to show that the suite catches it.
+type Gate interface {
+	Feed(sealgate.Event) ([]sealgate.Decision, error)
+	Retained() int
+}
+
+// Factory builds a gate over a fresh in-memory ledger, or refuses the
+// configuration.
+type Factory func(sealgate.Config) (Gate, error)
+
+// RealGate builds the real gate.
+func RealGate(cfg sealgate.Config) (Gate, error) {
+	return gate.New(cfg, gate.NewMemoryLedger())
+}
+
+// Checker runs the checks against the gates a Factory builds.
+type Checker struct {
+	NewGate Factory
+}
+
+// Default checks the real gate.
+var Default = &Checker{NewGate: RealGate}
+
+// RunGate runs the real gate; see Checker.RunGate.
+func RunGate(cfg sealgate.Config, events []sealgate.Event) ([]sealgate.Decision, error) {
+	return Default.RunGate(cfg, events)
+}
+
+// RunGate feeds events to a new gate over a fresh in-memory ledger. A
+// restart event is handled by the gate itself (all memory but the ledger
+// is dropped), so one gate serves the whole sequence.
+func (c *Checker) RunGate(cfg sealgate.Config, events []sealgate.Event) ([]sealgate.Decision, error) {
+	g, err := c.NewGate(cfg)
+	if err != nil {
+		return refused(err), nil
+	}
+	var out []sealgate.Decision
+	for i, ev := range events {
+		ds, err := g.Feed(ev)
+		out = append(out, ds...)
+		if err != nil {
+			return out, fmt.Errorf("event %d (%s): gate failed closed: %w", i+1, ev.Kind, err)
+		}
+	}
+	return out, nil
+}
+
+// RunModel runs the reference model.
+func RunModel(cfg sealgate.Config, events []sealgate.Event) []sealgate.Decision {
+	return model.Run(cfg, events)
+}
+
+// Run runs a configuration and events through the real gate and the model.
+func Run(cfg sealgate.Config, events []sealgate.Event) Result { return Default.Run(cfg, events) }
+
+// Run runs a configuration and events through both implementations.
+func (c *Checker) Run(cfg sealgate.Config, events []sealgate.Event) Result {
+	var r Result
+	r.Gate, r.GateErr = c.RunGate(cfg, events)
+	r.Model = RunModel(cfg, events)
+	return r
+}
+
+// RunScenario runs a parsed scenario through both implementations. A
+// configuration that the scenario format itself refuses (a second tool
+// line, an undeclared tool, a bad limit value) is refused for both.
+func RunScenario(s *scn.Scenario) Result { return Default.RunScenario(s) }
+
+// RunScenario runs a parsed scenario through both implementations.
+func (c *Checker) RunScenario(s *scn.Scenario) Result {
+	cfg, err := s.Config()
+	if err != nil {
+		return Result{Gate: refused(err), Model: refused(err)}
+	}
+	return c.Run(cfg, s.Events)
+}
+
+// Agree returns nil when the gate and the model produced the same
+// decisions, and otherwise an error naming the first difference.
+func (r Result) Agree() error {
+	if r.GateErr != nil {
+		return r.GateErr
+	}
+	return Compare("gate", r.Gate, "model", r.Model)
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// The campaign: build one instrumented test binary, rotate the fuzz targets
+// through time slices until the time is up, and turn every new failure into
+// a reduced scenario in corpus/regress.
+
+type campaign struct {
+	dir      string // package to fuzz (the repository root)
+	total    time.Duration
+	slice    time.Duration
+	targets  []string
+	workers  int
+	regress  string // where reduced failures go
+	stdout   io.Writer
+	stderr   io.Writer
+	terminal bool
+
+	bin   string
+	cache string
+	stats map[string]*targetStats
+	fails []failure
+}
+
+type targetStats struct {
+	elapsed time.Duration
+	execs   int64
+	newInt  int
+	fails   int
+	slices  int
+}
+
+type failure struct {
+	target  string
+	input   string // the crasher, moved out of testdata/fuzz
+	check   string // the failing check's ID, or the target's own message
+	regress string // the reduced scenario written, if any
+	note    string
+}
+
+func campaignMain(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("sealfuzz", stderr)
+	total := fs.Duration("for", 10*time.Minute, "how long the whole campaign runs (e.g. 8h overnight)")
+	slice := fs.Duration("slice", 0, "time per target per turn (default: -for / (2 x targets), between 10s and 5m)")
+	targets := fs.String("targets", "", "comma-separated fuzz targets (default: every Fuzz* target)")
+	workers := fs.Int("workers", 0, "fuzzing workers (default: GOMAXPROCS)")
+	dir := fs.String("dir", ".", "the package holding the fuzz targets")
+	regress := fs.String("regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "sealfuzz: unexpected argument %q\n%s", fs.Arg(0), usage)
+		return 2
+	}
+	if *total <= 0 {
+		fmt.Fprintln(stderr, "sealfuzz: -for must be positive")
+		return 2
+	}
+	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress,
+		stdout: stdout, stderr: stderr, terminal: isTerminal(stdout), stats: map[string]*targetStats{}}
+	if *targets != "" {
+		c.targets = strings.Split(*targets, ",")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := c.run(ctx); err != nil {
+		fmt.Fprintf(stderr, "sealfuzz: %v\n", err)
+		return 1
+	}
+	if len(c.fails) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func (c *campaign) run(ctx context.Context) error {
+	tmp, err := os.MkdirTemp("", "sealfuzz-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	c.bin = filepath.Join(tmp, "fuzz.test")
+	fmt.Fprintf(c.stdout, "building the instrumented test binary (go test -c -fuzz=. %s)...\n", c.dir)
+	build := exec.CommandContext(ctx, "go", "test", "-c", "-fuzz=.", "-o", c.bin, ".")
+	build.Dir = c.dir
+	build.Stdout, build.Stderr = c.stderr, c.stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build failed: %v", err)
+	}
+	all, err := listTargets(ctx, c.bin, c.dir)
+	if err != nil {
+		return err
+	}
+	if c.targets, err = pickTargets(all, c.targets); err != nil {
+		return err
+	}
+	if c.cache, err = fuzzCache(c.dir); err != nil {
+		return err
+	}
+	if c.slice <= 0 {
+		c.slice = min(max(c.total/time.Duration(2*len(c.targets)), 10*time.Second), 5*time.Minute)
+	}
+	fmt.Fprintf(c.stdout, "fuzzing %s for %v, %v per turn\n", strings.Join(c.targets, ", "), c.total, c.slice)
+	deadline := time.Now().Add(c.total)
+	for turn := 0; ctx.Err() == nil; turn++ {
+		left := time.Until(deadline)
+		if left < time.Second {
+			break
+		}
+		t := c.targets[turn%len(c.targets)]
+		if err := c.fuzzSlice(ctx, t, min(c.slice, left), deadline); err != nil {
+			fmt.Fprintf(c.stderr, "%s: %v\n", t, err)
+		}
+	}
+	c.summary()
+	return nil
+}
+
+// listTargets asks the test binary which fuzz targets it has.
+func listTargets(ctx context.Context, bin, dir string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, bin, "-test.list", "^Fuzz")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing targets: %v", err)
+	}
+	var ts []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "Fuzz") {
+			ts = append(ts, l)
+		}
+	}
+	if len(ts) == 0 {
+		return nil, errors.New("the test binary has no Fuzz targets")
+	}
+	return ts, nil
+}
+
+func pickTargets(all, want []string) ([]string, error) {
+	if len(want) == 0 {
+		return all, nil
+	}
+	var out []string
+	for _, w := range want {
+		w = strings.TrimSpace(w)
+		found := false
+		for _, a := range all {
+			if a == w {
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no fuzz target %q (have %s)", w, strings.Join(all, ", "))
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// fuzzCache is where go test keeps a package's generated corpus, so that a
+// campaign builds on earlier ones (and `go clean -fuzzcache` clears it).
+func fuzzCache(dir string) (string, error) {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOCACHE: %v", err)
+	}
+	abs, _ := filepath.Abs(dir)
+	return filepath.Join(strings.TrimSpace(string(out)), "fuzz", "sealfuzz", filepath.Base(abs)), nil
+}
+
+var (
+	progressRE = regexp.MustCompile(`execs: (\d+) \((\d+)/sec\), new interesting: (\d+)`)
+	failedRE   = regexp.MustCompile(`Failing input written to (testdata/fuzz/\S+)`)
+)
+
+// fuzzSlice runs one target for d, following its progress.
+func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration, deadline time.Time) error {
+	st := c.stats[target]
+	if st == nil {
+		st = &targetStats{}
+		c.stats[target] = st
+	}
+	args := []string{"-test.run=^$", "-test.fuzz=^" + target + "$", "-test.fuzztime=" + d.String(),
+		"-test.fuzzcachedir=" + c.cache}
+	if c.workers > 0 {
+		args = append(args, "-test.parallel="+strconv.Itoa(c.workers))
+	}
+	cmd := exec.CommandContext(ctx, c.bin, args...)
+	cmd.Dir = c.dir
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stderr = cmd.Stdout
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	var crasher string
+	var tail []string // the failure message, for targets we cannot reduce
+	var execs int64
+	newInt := 0
+	lastPrint := time.Time{}
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := progressRE.FindStringSubmatch(line); m != nil {
+			execs, _ = strconv.ParseInt(m[1], 10, 64)
+			rate, _ := strconv.Atoi(m[2])
+			newInt, _ = strconv.Atoi(m[3])
+			c.progress(target, time.Since(start), execs+st.execs, rate, newInt+st.newInt, st.fails, deadline, &lastPrint)
+		}
+		if m := failedRE.FindStringSubmatch(line); m != nil {
+			crasher = m[1]
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), "---") || len(tail) > 0 && len(tail) < 40 {
+			tail = append(tail, line)
+		}
+	}
+	runErr := cmd.Wait()
+	if c.terminal {
+		fmt.Fprintln(c.stdout)
+	}
+	st.elapsed += time.Since(start)
+	st.execs += execs
+	st.newInt += newInt
+	st.slices++
+	if crasher != "" {
+		st.fails++
+		c.collect(target, filepath.Join(c.dir, crasher), strings.Join(tail, "\n"))
+		return nil
+	}
+	if runErr != nil && ctx.Err() == nil {
+		return fmt.Errorf("fuzzing stopped without a failing input: %v\n%s", runErr, strings.Join(tail, "\n"))
+	}
+	return nil
+}
+
+func (c *campaign) progress(target string, el time.Duration, execs int64, rate, newInt, fails int, deadline time.Time, last *time.Time) {
+	line := fmt.Sprintf("%-18s %8s  execs %-10d %6d/s  new %-5d failures %-3d  (%v left)",
+		target, el.Round(time.Second), execs, rate, newInt, len(c.fails), time.Until(deadline).Round(time.Second))
+	if c.terminal {
+		fmt.Fprintf(c.stdout, "\r%s\x1b[K", line)
+		return
+	}
+	if time.Since(*last) >= 30*time.Second {
+		fmt.Fprintln(c.stdout, line)
+		*last = time.Now()
+	}
+}
+
+func (c *campaign) summary() {
+	fmt.Fprintln(c.stdout, "\nsummary:")
+	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "target\ttime\texecs\texecs/s\tnew inputs\tfailures\t")
+	for _, t := range c.targets {
+		st := c.stats[t]
+		if st == nil {
+			st = &targetStats{}
+		}
+		rate := int64(0)
+		if s := st.elapsed.Seconds(); s > 0 {
+			rate = int64(float64(st.execs) / s)
+		}
+		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%d\t%d\t\n", t, st.elapsed.Round(time.Second), st.execs, rate, st.newInt, st.fails)
+	}
+	w.Flush()
+	if len(c.fails) == 0 {
+		fmt.Fprintln(c.stdout, "no failures")
+		return
+	}
+	fmt.Fprintf(c.stdout, "%d failures:\n", len(c.fails))
+	for _, f := range c.fails {
+		fmt.Fprintf(c.stdout, "  %s: %s\n    input:   %s\n", f.target, f.check, f.input)
+		if f.regress != "" {
+			fmt.Fprintf(c.stdout, "    reduced: %s\n", f.regress)
+		}
+		if f.note != "" {
+			fmt.Fprintf(c.stdout, "    %s\n", f.note)
+		}
+	}
+}

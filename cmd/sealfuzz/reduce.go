@@ -1,0 +1,134 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sealgate"
+	"sealgate/check"
+	"sealgate/gen"
+	"sealgate/reduce"
+	"sealgate/scn"
+)
+
+// loadFailure reads a failing scenario: a .scn file, or an input that go
+// fuzz wrote under testdata/fuzz/TARGET/ (the target is the folder's name).
+func loadFailure(path string) (sealgate.Config, []sealgate.Event, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return sealgate.Config{}, nil, err
+	}
+	if strings.HasPrefix(string(src), "go test fuzz v1") {
+		args, err := gen.ParseFuzzFile(src)
+		if err != nil {
+			return sealgate.Config{}, nil, fmt.Errorf("%s: %v", path, err)
+		}
+		target := filepath.Base(filepath.Dir(path))
+		cfg, evs, ok := gen.FromFuzzArgs(target, args)
+		if !ok {
+			return cfg, nil, fmt.Errorf("%s: not a gate scenario (target %q); rerun it with go test -run=%s/%s", path, target, target, filepath.Base(path))
+		}
+		return cfg, evs, nil
+	}
+	s, err := scn.Parse(path, src)
+	if err != nil {
+		return sealgate.Config{}, nil, err
+	}
+	cfg, err := s.Config()
+	if err != nil {
+		return cfg, nil, fmt.Errorf("%s: the configuration is refused (%v); nothing to reduce", path, err)
+	}
+	return cfg, s.Events, nil
+}
+
+// reduceFile reduces a failing input and renders the result as .scn text.
+func reduceFile(path string) ([]byte, *reduce.Result, error) {
+	cfg, evs, err := loadFailure(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := reduce.Reduce(cfg, evs, check.All, reduce.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", path, err)
+	}
+	out, err := reduce.Scenario(res.Config, res.Events, res.Err)
+	return out, res, err
+}
+
+func reduceMain(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("reduce", stderr)
+	out := fs.String("o", "", "write the reduced scenario here instead of standard output")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "sealfuzz reduce: want one FILE\n%s", usage)
+		return 2
+	}
+	text, res, err := reduceFile(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "sealfuzz reduce: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "reduced to %d events in %d tries: %v\n", len(res.Events), res.Tries, res.Err)
+	if *out == "" {
+		stdout.Write(text)
+		return 0
+	}
+	if err := os.WriteFile(*out, text, 0o644); err != nil {
+		fmt.Fprintf(stderr, "sealfuzz reduce: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// collect moves a crasher out of testdata/fuzz (so the target can keep
+// fuzzing: go fuzz replays testdata first and would stop on it again),
+// reduces it, and saves one scenario per failing check in c.regress.
+func (c *campaign) collect(target, crasher, message string) {
+	f := failure{target: target, input: crasher}
+	defer func() { c.fails = append(c.fails, f) }()
+	keep := filepath.Join(c.dir, ".sealfuzz", "crashers", target, filepath.Base(crasher))
+	if err := os.MkdirAll(filepath.Dir(keep), 0o755); err == nil {
+		if err := os.Rename(crasher, keep); err == nil {
+			f.input = keep
+		}
+	}
+	text, res, err := reduceFile(f.input)
+	if err != nil {
+		f.check = firstLine(message)
+		f.note = "not reduced: " + err.Error()
+		return
+	}
+	f.check = reduce.ID(res.Err)
+	name := filepath.Join(c.regress, strings.ToLower(f.check)+".scn")
+	if _, err := os.Stat(name); err == nil {
+		f.note = "same check as " + name + " (kept the earlier one)"
+		return
+	} else if !errors.Is(err, os.ErrNotExist) {
+		f.note = err.Error()
+		return
+	}
+	if err := os.MkdirAll(c.regress, 0o755); err != nil {
+		f.note = err.Error()
+		return
+	}
+	if err := os.WriteFile(name, text, 0o644); err != nil {
+		f.note = err.Error()
+		return
+	}
+	f.regress = name
+}
+
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "---") {
+			return l
+		}
+	}
+	return "failed"
+}

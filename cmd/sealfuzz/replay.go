@@ -1,0 +1,218 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"sealgate/check"
+	"sealgate/scn"
+)
+
+func replayMain(args []string, stdout, stderr io.Writer) int {
+	fset := newFlagSet("replay", stderr)
+	printOnly := fset.Bool("print", false, "print only the gate's decisions")
+	useModel := fset.Bool("model", false, "with -print, print the model's decisions")
+	update := fset.Bool("update", false, "rewrite expected decisions where gate and model agree")
+	if err := fset.Parse(args); err != nil {
+		return 2
+	}
+	if fset.NArg() == 0 {
+		fmt.Fprintf(stderr, "sealfuzz replay: no files given\n%s", usage)
+		return 2
+	}
+	if *useModel && !*printOnly {
+		fmt.Fprintln(stderr, "sealfuzz replay: -model goes with -print")
+		return 2
+	}
+	files, err := scenarioFiles(fset.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "sealfuzz replay: %v\n", err)
+		return 2
+	}
+	failed := 0
+	for _, f := range files {
+		var ok bool
+		switch {
+		case *printOnly:
+			ok = printDecisions(f, *useModel, stdout, stderr)
+		case *update:
+			ok = updateFile(f, stdout, stderr)
+		default:
+			ok = replayFile(f, stdout, stderr)
+		}
+		if !ok {
+			failed++
+		}
+	}
+	if !*printOnly {
+		fmt.Fprintf(stdout, "replay: %d passed, %d failed\n", len(files)-failed, failed)
+	}
+	if failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// scenarioFiles expands folders into the *.scn files below them, sorted.
+func scenarioFiles(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && filepath.Ext(path) == ".scn" {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no .scn files", p)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func load(path string, stderr io.Writer) (*scn.Scenario, check.Result, bool) {
+	s, err := scn.ParseFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "INVALID %v\n", err)
+		return nil, check.Result{}, false
+	}
+	return s, check.RunScenario(s), true
+}
+
+// printDecisions prints one implementation's decision lines and nothing else.
+func printDecisions(path string, useModel bool, stdout, stderr io.Writer) bool {
+	_, r, ok := load(path, stderr)
+	if !ok {
+		return false
+	}
+	ds := r.Gate
+	if useModel {
+		ds = r.Model
+	}
+	stdout.Write(scn.FormatDecisions(ds))
+	if !useModel && r.GateErr != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", path, r.GateErr)
+		return false
+	}
+	return true
+}
+
+// replayFile checks gate against model and both against the file.
+func replayFile(path string, stdout, stderr io.Writer) bool {
+	s, r, ok := load(path, stderr)
+	if !ok {
+		return false
+	}
+	var problems []string
+	if err := r.Agree(); err != nil {
+		var m *check.Mismatch
+		if errors.As(err, &m) {
+			problems = append(problems, "gate and model disagree:\n"+m.Diff())
+		} else {
+			problems = append(problems, err.Error())
+		}
+	}
+	if err := check.Compare("expected", s.Expect, "gate", r.Gate); err != nil {
+		problems = append(problems, "gate differs from the expected decisions:\n"+
+			check.Diff("expected", s.Expect, "gate", r.Gate))
+	}
+	if len(problems) == 0 {
+		fmt.Fprintf(stdout, "ok   %s\n", path)
+		return true
+	}
+	fmt.Fprintf(stdout, "FAIL %s\n", path)
+	for _, p := range problems {
+		fmt.Fprintf(stdout, "%s\n", indent(p))
+	}
+	return false
+}
+
+// updateFile rewrites the expected part of a file from the gate's output,
+// only when the model agrees; the rest of the file is kept byte for byte.
+func updateFile(path string, stdout, stderr io.Writer) bool {
+	_, r, ok := load(path, stderr)
+	if !ok {
+		return false
+	}
+	if err := r.Agree(); err != nil {
+		fmt.Fprintf(stdout, "REFUSED %s: gate and model disagree, not updating: %v\n", path, err)
+		return false
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return false
+	}
+	head, ok := upToSeparator(src)
+	if !ok {
+		fmt.Fprintf(stderr, "%s: no ---- line\n", path)
+		return false
+	}
+	out := append(head, scn.FormatDecisions(r.Gate)...)
+	if bytes.Equal(out, src) {
+		fmt.Fprintf(stdout, "same %s\n", path)
+		return true
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return false
+	}
+	fmt.Fprintf(stdout, "updated %s\n", path)
+	return true
+}
+
+// upToSeparator returns src up to and including its "----" line.
+func upToSeparator(src []byte) ([]byte, bool) {
+	off := 0
+	for off < len(src) {
+		end := bytes.IndexByte(src[off:], '\n')
+		next := len(src)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		line := bytes.TrimRight(src[off:next], "\r\n")
+		if string(line) == "----" {
+			head := append([]byte{}, src[:next]...)
+			if end < 0 {
+				head = append(head, '\n')
+			}
+			return head, true
+		}
+		off = next
+	}
+	return nil, false
+}
+
+func indent(s string) string {
+	var b bytes.Buffer
+	for _, l := range bytes.SplitAfter([]byte(s), []byte("\n")) {
+		if len(l) > 0 {
+			b.WriteString("    ")
+			b.Write(l)
+		}
+	}
+	return b.String()
+}

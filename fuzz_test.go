@@ -1,0 +1,131 @@
+package sealgate_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sealgate"
+	"sealgate/check"
+	"sealgate/gate"
+	"sealgate/gen"
+	"sealgate/model"
+	"sealgate/reduce"
+	"sealgate/scn"
+)
+
+// Native go fuzz targets. Each is seeded from corpus/ (and JSONTestSuite,
+// read in place, where it helps); `go test` runs the seeds, and
+// `go test -fuzz=FuzzX` or `go run ./cmd/sealfuzz` explores.
+
+// maxFuzzEvents keeps one input cheap to check.
+const maxFuzzEvents = 200
+
+func corpusFiles(tb testing.TB) []string {
+	var files []string
+	filepath.WalkDir("corpus", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".scn") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	return files
+}
+
+func FuzzGateVsModel(f *testing.F) {
+	for _, path := range corpusFiles(f) {
+		if src, err := os.ReadFile(path); err == nil {
+			f.Add(append([]byte{1}, src...))
+		}
+	}
+	f.Add([]byte{0})
+	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, evs, ok := gen.Input(data)
+		if !ok || len(evs) > maxFuzzEvents {
+			return
+		}
+		if err := check.All(cfg, evs); err != nil {
+			t.Fatalf("%v\n\nas a scenario (reduce with: go run ./cmd/sealfuzz reduce FILE):\n%s", err, reduce.Text(cfg, evs, err))
+		}
+	})
+}
+
+func FuzzStrictJSON(f *testing.F) {
+	if entries, err := os.ReadDir(jsonTestSuiteDir()); err == nil {
+		for _, e := range entries {
+			if b, err := os.ReadFile(filepath.Join(jsonTestSuiteDir(), e.Name())); err == nil && len(b) < 4096 {
+				f.Add(b, uint8(64))
+			}
+		}
+	}
+	for _, d := range gen.Docs {
+		f.Add([]byte(d), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, depth uint8) {
+		limit := gen.StrictDepth(depth)
+		g, gerr := gate.ValidJSON(doc, limit)
+		m, merr := model.CheckJSON(doc, limit)
+		if g != m {
+			t.Fatalf("%q (depth %d): gate %q (%v), model %q (%v)", doc, limit, g, gerr, m, merr)
+		}
+		if g != "" {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Compact(&want, doc); err != nil {
+			t.Fatalf("%q accepted by both strict parsers but encoding/json says %v", doc, err)
+		}
+		if got := sealgate.Compact(doc); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("Compact(%q) = %q, want %q", doc, got, want.Bytes())
+		}
+	})
+}
+
+// FuzzChunking streams one document as one call, cut where the fuzzer
+// says, with peeks between fragments, and runs every check (I6 compares
+// against the same stream re-split at every byte).
+func FuzzChunking(f *testing.F) {
+	for _, d := range gen.Docs {
+		f.Add([]byte(d), []byte{3, 1, 7, 2}, uint8(0))
+	}
+	f.Add([]byte(`{"token":"abcdef","content":"日本"}`), []byte{9, 1, 1, 1, 1}, uint8(1))
+	f.Fuzz(func(t *testing.T, doc, cuts []byte, tool uint8) {
+		if len(doc) > 4096 {
+			return
+		}
+		cfg, evs := gen.ChunkedCall(doc, cuts, tool)
+		if err := check.All(cfg, evs); err != nil {
+			t.Fatalf("%v\n\n%s", err, reduce.Text(cfg, evs, err))
+		}
+	})
+}
+
+func FuzzScenarioText(f *testing.F) {
+	for _, path := range corpusFiles(f) {
+		if src, err := os.ReadFile(path); err == nil {
+			f.Add(src)
+		}
+	}
+	f.Add([]byte("open r1 turn=t1\n----\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		s, err := scn.Parse("fuzz.scn", src)
+		if err != nil {
+			if _, ok := err.(*scn.Error); !ok {
+				t.Fatalf("error of type %T, want *scn.Error: %v", err, err)
+			}
+			return
+		}
+		again, err := scn.Parse("fuzz.scn", s.Format())
+		if err != nil {
+			t.Fatalf("printed scenario does not parse: %v\n%s", err, s.Format())
+		}
+		if !s.Equal(again) {
+			t.Fatalf("parse, print, parse changed the scenario:\n%s\n---- became ----\n%s", s.Format(), again.Format())
+		}
+		s.Config() // refusal or not, never a panic
+	})
+}

@@ -1,0 +1,103 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+
+	"sealgate"
+)
+
+const saveSchema = `{"type":"object","required":["path","content"],"properties":{"path":{"type":"string"},"content":{"type":"string"}},"additionalProperties":false}`
+
+func TestNewRefuses(t *testing.T) {
+	base := func() sealgate.Config {
+		c := sealgate.DefaultConfig()
+		c.Tools = []sealgate.Tool{{Name: "save_file", Schema: saveSchema}}
+		return c
+	}
+	cases := []struct {
+		name   string
+		mutate func(*sealgate.Config)
+		want   string // a piece of the error
+	}{
+		{"atomic with per-call", func(c *sealgate.Config) { c.Release, c.Batch = sealgate.PerCall, sealgate.Atomic }, "atomic"},
+		{"early without per-call", func(c *sealgate.Config) { c.Tools[0].Early = true }, "per-call"},
+		{"zero limit", func(c *sealgate.Config) { c.Limits.Depth = 0 }, "depth"},
+		{"negative limit", func(c *sealgate.Config) { c.Limits.CallBytes = -1 }, "call-bytes"},
+		{"zero limits", func(c *sealgate.Config) { c.Limits = sealgate.Limits{} }, "positive"},
+		{"tool twice", func(c *sealgate.Config) { c.Tools = append(c.Tools, c.Tools[0]) }, "twice"},
+		{"empty fields", func(c *sealgate.Config) {
+			c.Tools[0].Idem = sealgate.Idem{Mode: sealgate.IdemFields, Fields: []string{""}}
+		}, "empty field"},
+		{"bad pointer", func(c *sealgate.Config) { c.Tools[0].Secrets = []string{"/a~2b"} }, "~"},
+		{"schema not JSON", func(c *sealgate.Config) { c.Tools[0].Schema = `{"type":"object",}` }, "not strict JSON"},
+		{"schema empty", func(c *sealgate.Config) { c.Tools[0].Schema = `` }, "not strict JSON"},
+		{"schema duplicate names", func(c *sealgate.Config) { c.Tools[0].Schema = `{"type":"object","type":"string"}` }, "not strict JSON"},
+		{"schema noncharacter", func(c *sealgate.Config) { c.Tools[0].Schema = `{"description":"\uffff"}` }, "not strict JSON"},
+		{"schema number overflow", func(c *sealgate.Config) { c.Tools[0].Schema = `{"maximum":1e400}` }, "not strict JSON"},
+		{"schema two values", func(c *sealgate.Config) { c.Tools[0].Schema = `{} {}` }, "not strict JSON"},
+		{"draft-07", func(c *sealgate.Config) {
+			c.Tools[0].Schema = `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}`
+		}, "$schema"},
+		{"2020-12 with a fragment", func(c *sealgate.Config) {
+			c.Tools[0].Schema = `{"$schema":"https://json-schema.org/draft/2020-12/schema#"}`
+		}, "$schema"},
+		{"$schema not a string", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$schema":1}` }, "$schema"},
+		{"does not compile: bad type", func(c *sealgate.Config) { c.Tools[0].Schema = `{"type":"objet"}` }, "compile"},
+		{"does not compile: bad pattern", func(c *sealgate.Config) { c.Tools[0].Schema = `{"pattern":"("}` }, "compile"},
+		{"non-RE2 pattern", func(c *sealgate.Config) { c.Tools[0].Schema = `{"pattern":"(?=a)"}` }, "compile"},
+		{"external $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"https://example.com/s.json"}` }, "compile"},
+		{"file $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"file:///etc/passwd"}` }, "compile"},
+		{"relative $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"other.json"}` }, "compile"},
+		{"dangling internal $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"#/$defs/nope"}` }, "compile"},
+		{"$ref to a metaschema", func(c *sealgate.Config) {
+			c.Tools[0].Schema = `{"properties":{"a":{"$ref":"https://json-schema.org/draft/2020-12/schema"}}}`
+		}, "inside the schema"},
+		{"embedded draft-07 resource", func(c *sealgate.Config) {
+			c.Tools[0].Schema = `{"$defs":{"x":{"$id":"https://x.invalid/x","$schema":"http://json-schema.org/draft-07/schema#"}},"items":{"$ref":"https://x.invalid/x"}}`
+		}, "$schema"},
+		{"schema not a schema", func(c *sealgate.Config) { c.Tools[0].Schema = `12` }, "compile"},
+	}
+	for _, c := range cases {
+		cfg := base()
+		c.mutate(&cfg)
+		g, err := New(cfg, NewMemoryLedger())
+		if err == nil || g != nil {
+			t.Errorf("%s: New accepted the configuration", c.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q does not mention %q", c.name, err, c.want)
+		}
+	}
+	if _, err := New(base(), nil); err == nil {
+		t.Error("New accepted a nil ledger")
+	}
+}
+
+func TestNewAccepts(t *testing.T) {
+	for _, schema := range []string{
+		saveSchema,
+		`true`,
+		`{}`,
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`,
+		`{"$defs":{"p":{"type":"string"}},"properties":{"path":{"$ref":"#/$defs/p"}}}`,
+		`{"properties":{"$schema":{"type":"string"}}}`,
+		`{"properties":{"email":{"format":"email"}}}`,
+		`{"$id":"https://other.invalid/s.json","properties":{"a":{"$ref":"#/$defs/x"},"b":{"$ref":"s.json#/$defs/x"}},"$defs":{"x":{}}}`,
+		`{"$defs":{"x":{"$id":"https://x.invalid/x","type":"string"}},"items":{"$ref":"https://x.invalid/x"},"allOf":[{"$ref":"#"}]}`,
+	} {
+		cfg := sealgate.DefaultConfig()
+		cfg.Tools = []sealgate.Tool{{Name: "t", Schema: schema}}
+		if _, err := New(cfg, NewMemoryLedger()); err != nil {
+			t.Errorf("schema %s refused: %v", schema, err)
+		}
+	}
+	cfg := sealgate.DefaultConfig()
+	cfg.Release = sealgate.PerCall
+	cfg.Tools = []sealgate.Tool{{Name: "t", Schema: `{}`, Early: true,
+		Idem: sealgate.Idem{Mode: sealgate.IdemFields, Fields: []string{"a", "b"}}, Secrets: []string{"k", "/a/b~1c"}}}
+	if _, err := New(cfg, NewMemoryLedger()); err != nil {
+		t.Errorf("per-call early tool refused: %v", err)
+	}
+}

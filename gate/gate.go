@@ -1,0 +1,370 @@
+// Package gate is the commit line for streamed tool calls: it takes the
+// normalized events of SPEC.md section 2 and releases a call's arguments to
+// an executor only after the seal of section 5. It retains each call's raw
+// bytes within the configured limits and frees them as soon as the call is
+// decided; previews are built incrementally and are a separate type that the
+// release path never accepts.
+package gate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"sealgate"
+	"sealgate/gate/internal/partial"
+)
+
+type attemptState uint8
+
+const (
+	live  attemptState = iota + 1
+	dead               // poisoned, waiting for its close
+	ended              // closed or superseded
+)
+
+// attempt is one response attempt. Once it is no longer live its calls are
+// all decided and its records are dropped; only its state is kept, to tell
+// after-close and reopen apart from no-open.
+type attempt struct {
+	id      string
+	turn    string
+	state   attemptState
+	calls   []*call // begin order
+	items   map[string]*call
+	callIDs map[string]struct{}
+	bytes   int // bytes received by the attempt; never shrinks
+}
+
+// call is one tool call's record, keyed by (attempt, item), never by tool.
+type call struct {
+	item     string
+	id       string // vendor call id
+	tool     string
+	buf      []byte // raw bytes received; nil once decided
+	preview  *partial.Parser
+	ended    bool // its first end was accepted
+	decided  bool
+	tooLarge bool // rejected too-large: later deltas are dropped
+	released bool // released early: compensated if its attempt ends badly
+}
+
+// Gate is the real gate. Build one with New; it is not safe for concurrent
+// use.
+type Gate struct {
+	limits  sealgate.Limits
+	release sealgate.ReleasePolicy
+	batch   sealgate.BatchPolicy
+	tools   map[string]*tool
+	ledger  Ledger
+
+	n   int   // events fed so far
+	err error // sticky ledger failure
+
+	attempts map[string]*attempt // every attempt opened since the last restart
+	turns    map[string]*attempt // turn -> its live attempt
+	released map[string]struct{} // keys this process released and no ack fail cleared
+	retained int                 // raw bytes held by undecided calls
+}
+
+// New builds a gate over a ledger; an invalid configuration is refused with
+// an error saying what is wrong.
+func New(cfg sealgate.Config, l Ledger) (*Gate, error) {
+	if l == nil {
+		return nil, errors.New("ledger: nil")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	tools, err := compileTools(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	g := &Gate{limits: cfg.Limits, release: cfg.Release, batch: cfg.Batch, tools: tools, ledger: l}
+	g.forget()
+	return g, nil
+}
+
+// forget drops all memory but the ledger and the event count.
+func (g *Gate) forget() {
+	g.attempts = map[string]*attempt{}
+	g.turns = map[string]*attempt{}
+	g.released = map[string]struct{}{}
+	g.retained = 0
+}
+
+// Retained returns the raw argument bytes the gate holds right now.
+func (g *Gate) Retained() int { return g.retained }
+
+// Feed takes the next event and returns the decisions it causes, each with
+// At = the 1-based count of events fed so far. The error is non-nil when the
+// ledger fails (then the gate fails closed: nothing is released and every
+// later Feed returns the same error) or when the event itself is not one
+// the SPEC can express (unknown kind or status); such an event changes
+// nothing.
+func (g *Gate) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	g.n++
+	var out []sealgate.Decision
+	var err error
+	switch ev.Kind {
+	case sealgate.Open:
+		out, err = g.open(ev)
+	case sealgate.Begin:
+		out = g.begin(ev)
+	case sealgate.Delta:
+		out = g.delta(ev)
+	case sealgate.End:
+		out, err = g.end(ev)
+	case sealgate.Close:
+		if !ev.Status.Valid() {
+			return nil, fmt.Errorf("event %d: close with unknown status %d", g.n, ev.Status)
+		}
+		out, err = g.close(ev)
+	case sealgate.Ack:
+		out, err = g.ack(ev)
+	case sealgate.Restart:
+		g.forget()
+	case sealgate.Peek:
+		out = g.peek(ev)
+	default:
+		return nil, fmt.Errorf("event %d: unknown event kind %d", g.n, ev.Kind)
+	}
+	if err != nil {
+		g.err = fmt.Errorf("event %d: ledger failed, gate closed: %w", g.n, err)
+		g.forget()
+		return nil, g.err
+	}
+	return out, nil
+}
+
+// route finds the live attempt an event names. For any other attempt it
+// handles the event itself: unknown -> no-open, ended -> after-close, dead ->
+// dropped (its first close ends it).
+func (g *Gate) route(ev sealgate.Event, out []sealgate.Decision) (*attempt, []sealgate.Decision) {
+	a := g.attempts[ev.Attempt]
+	switch {
+	case a == nil:
+		return nil, append(out, g.anomaly(ev, sealgate.NoOpen))
+	case a.state == ended:
+		return nil, append(out, g.anomaly(ev, sealgate.AfterClose))
+	case a.state == dead:
+		if ev.Kind == sealgate.Close {
+			a.state = ended
+		}
+		return nil, out
+	}
+	return a, out
+}
+
+func (g *Gate) anomaly(ev sealgate.Event, kind sealgate.AnomalyKind) sealgate.Decision {
+	d := sealgate.Decision{At: g.n, Kind: sealgate.Anomaly, Attempt: ev.Attempt, Anomaly: kind}
+	if ev.Kind.NamesItem() {
+		d.Item, d.HasItem = ev.Item, true
+	}
+	return d
+}
+
+// poison reports an anomaly and, the attempt being live, decides all its
+// calls turn-anomaly and makes it dead.
+func (g *Gate) poison(a *attempt, ev sealgate.Event, kind sealgate.AnomalyKind, out []sealgate.Decision) []sealgate.Decision {
+	out = append(out, g.anomaly(ev, kind))
+	return g.endBadly(a, dead, sealgate.TurnAnomaly, out)
+}
+
+// endBadly ends an attempt that will release nothing more: undecided calls
+// are rejected with reason, early releases are compensated (ledger and
+// released set unchanged), in begin order.
+func (g *Gate) endBadly(a *attempt, to attemptState, reason sealgate.Reason, out []sealgate.Decision) []sealgate.Decision {
+	for _, c := range a.calls {
+		switch {
+		case !c.decided:
+			out = append(out, g.reject(a, c, reason))
+		case c.released:
+			out = append(out, sealgate.Decision{At: g.n, Kind: sealgate.Compensate, Attempt: a.id, Item: c.item})
+		}
+	}
+	g.retire(a, to)
+	return out
+}
+
+// retire takes an attempt out of service; its call records are no longer
+// needed.
+func (g *Gate) retire(a *attempt, to attemptState) {
+	a.state = to
+	if g.turns[a.turn] == a {
+		delete(g.turns, a.turn)
+	}
+	a.calls, a.items, a.callIDs = nil, nil, nil
+}
+
+// free decides a call and drops its buffer and preview.
+func (g *Gate) free(c *call) {
+	g.retained -= len(c.buf)
+	c.buf, c.preview, c.decided = nil, nil, true
+}
+
+func (g *Gate) reject(a *attempt, c *call, r sealgate.Reason) sealgate.Decision {
+	g.free(c)
+	return sealgate.Decision{At: g.n, Kind: sealgate.Reject, Attempt: a.id, Item: c.item, Reason: r}
+}
+
+func (g *Gate) open(ev sealgate.Event) ([]sealgate.Decision, error) {
+	var out []sealgate.Decision
+	if a := g.attempts[ev.Attempt]; a != nil {
+		if a.state == live {
+			return g.poison(a, ev, sealgate.Reopen, out), nil
+		}
+		return append(out, g.anomaly(ev, sealgate.Reopen)), nil
+	}
+	if prev := g.turns[ev.Turn]; prev != nil {
+		out = g.endBadly(prev, ended, sealgate.Superseded, out)
+	}
+	a := &attempt{id: ev.Attempt, turn: ev.Turn, state: live}
+	g.attempts[ev.Attempt] = a
+	g.turns[ev.Turn] = a
+	return out, nil
+}
+
+func (g *Gate) begin(ev sealgate.Event) []sealgate.Decision {
+	a, out := g.route(ev, nil)
+	if a == nil {
+		return out
+	}
+	if _, ok := a.items[ev.Item]; ok {
+		return g.poison(a, ev, sealgate.DuplicateBegin, out)
+	}
+	if _, ok := a.callIDs[ev.Call]; ok {
+		return g.poison(a, ev, sealgate.IdentityConflict, out)
+	}
+	if len(a.calls) >= g.limits.Calls {
+		return g.poison(a, ev, sealgate.TooManyCalls, out)
+	}
+	var secrets [][]string
+	if t := g.tools[ev.Tool]; t != nil {
+		secrets = t.secrets
+	}
+	c := &call{item: ev.Item, id: ev.Call, tool: ev.Tool,
+		preview: partial.New(g.limits.Depth, g.limits.PreviewBytes, secrets)}
+	if a.items == nil {
+		a.items, a.callIDs = map[string]*call{}, map[string]struct{}{}
+	}
+	a.calls = append(a.calls, c)
+	a.items[ev.Item] = c
+	a.callIDs[ev.Call] = struct{}{}
+	return out
+}
+
+// delta applies the byte budgets of SPEC section 3 and appends the fragment.
+func (g *Gate) delta(ev sealgate.Event) []sealgate.Decision {
+	a, out := g.route(ev, nil)
+	if a == nil {
+		return out
+	}
+	c := a.items[ev.Item]
+	switch {
+	case c == nil:
+		return g.poison(a, ev, sealgate.UnknownCall, out)
+	case c.tooLarge:
+		return out
+	case c.ended:
+		return g.poison(a, ev, sealgate.AfterEnd, out)
+	}
+	n := len(ev.Bytes)
+	if len(c.buf)+n > g.limits.CallBytes {
+		c.tooLarge = true
+		return append(out, g.reject(a, c, sealgate.TooLarge))
+	}
+	if a.bytes+n > g.limits.TurnBytes {
+		return g.poison(a, ev, sealgate.TurnTooLarge, out)
+	}
+	if n == 0 {
+		return out
+	}
+	c.buf = append(c.buf, ev.Bytes...)
+	a.bytes += n
+	g.retained += n
+	c.preview.Write(ev.Bytes)
+	return out
+}
+
+func (g *Gate) end(ev sealgate.Event) ([]sealgate.Decision, error) {
+	a, out := g.route(ev, nil)
+	if a == nil {
+		return out, nil
+	}
+	c := a.items[ev.Item]
+	switch {
+	case c == nil:
+		return g.poison(a, ev, sealgate.UnknownCall, out), nil
+	case c.ended:
+		return g.poison(a, ev, sealgate.AfterEnd, out), nil
+	case c.tooLarge:
+		c.ended = true // accepted with no final check
+		return out, nil
+	case ev.HasFinal && !bytes.Equal(ev.Final, c.buf):
+		return g.poison(a, ev, sealgate.FinalMismatch, out), nil
+	}
+	c.ended = true
+	if t := g.tools[c.tool]; t != nil && t.early {
+		return g.decide(a, c, out)
+	}
+	return out, nil
+}
+
+func (g *Gate) close(ev sealgate.Event) ([]sealgate.Decision, error) {
+	a, out := g.route(ev, nil)
+	if a == nil {
+		return out, nil
+	}
+	if ev.Status != sealgate.Complete {
+		return g.endBadly(a, ended, sealgate.TurnReason(ev.Status), out), nil
+	}
+	var err error
+	if g.batch == sealgate.Atomic {
+		out, err = g.decideAtomic(a, out)
+	} else {
+		for _, c := range a.calls {
+			if c.decided {
+				continue
+			}
+			if out, err = g.decide(a, c, out); err != nil {
+				break
+			}
+		}
+	}
+	g.retire(a, ended)
+	return out, err
+}
+
+func (g *Gate) ack(ev sealgate.Event) ([]sealgate.Decision, error) {
+	st, err := g.ledger.State(ev.Key)
+	if err != nil {
+		return nil, err
+	}
+	if st != Intent {
+		return []sealgate.Decision{{At: g.n, Kind: sealgate.Anomaly, Anomaly: sealgate.UnknownAck, Key: ev.Key}}, nil
+	}
+	if ev.OK {
+		return nil, g.ledger.Done(ev.Key)
+	}
+	if err := g.ledger.Clear(ev.Key); err != nil {
+		return nil, err
+	}
+	delete(g.released, ev.Key)
+	return nil, nil
+}
+
+// peek answers with the call's preview, or NoPreview for a call that is not
+// live. It is a query: never an anomaly, never a change.
+func (g *Gate) peek(ev sealgate.Event) []sealgate.Decision {
+	p := sealgate.NoPreview
+	if a := g.attempts[ev.Attempt]; a != nil && a.state == live {
+		if c := a.items[ev.Item]; c != nil && !c.decided {
+			p = sealgate.Preview{Bytes: len(c.buf), Value: c.preview.Snapshot()}
+		}
+	}
+	return []sealgate.Decision{{At: g.n, Kind: sealgate.PreviewAnswer, Attempt: ev.Attempt, Item: ev.Item, Preview: p}}
+}

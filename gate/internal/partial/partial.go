@@ -1,0 +1,835 @@
+// Package partial reads the preview of one streamed tool call (SPEC section
+// 8) incrementally: a push-down state machine consumes each raw byte once, so
+// feeding a call and peeking costs O(bytes + peeks × preview size) instead of a
+// re-parse of the buffer per delta.
+//
+// The parser keeps the compacted text it has accepted in out and a mark,
+// shown, that ends the part of out a preview may show. Everything after the
+// mark is tentative (a comma, a member name and colon, a number that may still
+// grow, a literal, an unfinished escape or UTF-8 sequence) and becomes visible
+// only when the value it belongs to has something to show. A snapshot is
+// out[:shown], a closing quote for an open string value, and the closers of the
+// open containers. After the first violation the state is frozen, so the
+// snapshot is exactly the value of the longest viable prefix P.
+package partial
+
+import (
+	"math/big"
+	"strings"
+	"unicode/utf8"
+)
+
+// redacted replaces a secret field's value from its first byte on.
+const redacted = `"[redacted]"`
+
+// What the innermost level expects next, outside any token.
+const (
+	ctxTopValue = iota // top level, before the value
+	ctxTopDone         // top level, after the value: only whitespace
+	ctxArrFirst        // after '[': a value or ']'
+	ctxArrValue        // after ',': a value
+	ctxArrAfter        // after an element: ',' or ']'
+	ctxObjFirst        // after '{': a name or '}'
+	ctxObjName         // after ',': a name
+	ctxObjColon        // after a name: ':'
+	ctxObjValue        // after ':': a value
+	ctxObjAfter        // after a member: ',' or '}'
+)
+
+// The token being read.
+const (
+	tokNone = iota
+	tokString
+	tokNumber
+	tokLiteral
+)
+
+// Inside a string.
+const (
+	strNormal = iota
+	strUTF8   // inside a multi-byte sequence
+	strEscape // after '\'
+	strHex    // in \uXXXX
+	strWantBS // a high-surrogate escape was read: its low half must follow
+	strWantU  // ... after its '\'
+	strLowHex // in the low half's hex digits
+)
+
+// Inside a number.
+const (
+	numMinus = iota // '-' read: a digit must follow
+	numZero         // integer part "0": no more integer digits
+	numInt
+	numDot // '.' read: a digit must follow
+	numFrac
+	numE     // 'e' read: sign or digit
+	numESign // exponent sign read: a digit must follow
+	numExp
+)
+
+// overflowDigits are the decimal digits of 2^1024 - 2^970, the smallest value
+// that rounds to +Inf under round-to-nearest-even (MaxFloat64 plus half an
+// ulp; the tie goes to the even neighbour, which is Inf). A decimal 0.d1d2... ×
+// 10^e overflows iff e > len or (e == len and d1d2... >= these digits).
+var overflowDigits = func() []byte {
+	t := new(big.Int).Lsh(big.NewInt(1), 1024)
+	t.Sub(t, new(big.Int).Lsh(big.NewInt(1), 970))
+	return []byte(t.String())
+}()
+
+// smallObject is the number of names an object checks for duplicates by
+// linear search before it switches to a map.
+const smallObject = 16
+
+// nameRef locates one name in Parser.arena.
+type nameRef struct{ off, end int }
+
+// frame is one open array or object, or (at index 0) the top level.
+type frame struct {
+	obj    bool
+	ctx    uint8
+	hidden bool                // inside a secret value: nothing of it is output
+	refs   int                 // index in Parser.refs of this object's first name
+	names  map[string]struct{} // all member names, once there are more than smallObject
+	level  int                 // the secret-path step this object's names are matched against
+	paths  []int               // secret paths whose earlier steps lead to this object
+	secret bool                // the current member is a secret field
+	child  []int               // secret paths continuing into the current member's value
+}
+
+// Parser reads one call's preview. The zero value is not usable: call New.
+type Parser struct {
+	depth   int
+	left    int // bytes still read before the preview cap
+	secrets [][]string
+	all     []int // indices of the non-empty secret paths
+
+	stopped  bool // a violation was seen or the cap reached: bytes are ignored
+	violated bool
+
+	stack  []frame
+	out    []byte
+	shown  int
+	redact int // stack index of the object whose secret member's value is being read, or -1
+
+	tok uint8
+
+	// string
+	sName  bool
+	sState uint8
+	need   int
+	lo, hi byte
+	cp     rune
+	hex    rune
+	nhex   int
+	high   rune
+	name   []byte // the unescaped name being read
+
+	// The unescaped names of the open objects with at most smallObject
+	// names, as a stack: an object's names sit above its parent's and are
+	// dropped when it closes, so small objects cost no allocation.
+	arena []byte
+	refs  []nameRef
+
+	// number
+	nState  uint8
+	seenSig bool
+	e10     int64 // the value is 0.sig × 10^(e10 ± exp)
+	exp     int64
+	expNeg  bool
+	sig     []byte // leading significant digits, at most len(overflowDigits)
+	sigGE   bool   // sig >= overflowDigits, fixed when the mantissa ends
+
+	// literal
+	lit  string
+	litI int
+}
+
+// New returns a parser for one call. depth is the depth limit ({} has depth
+// 1), capBytes the preview-bytes limit, secrets the secret paths as
+// sealgate.SecretPath returns them.
+func New(depth, capBytes int, secrets [][]string) *Parser {
+	p := &Parser{depth: depth, left: capBytes, secrets: secrets, redact: -1}
+	for i, s := range secrets {
+		if len(s) > 0 {
+			p.all = append(p.all, i)
+		}
+	}
+	p.stack = append(p.stack, frame{ctx: ctxTopValue})
+	p.sig = make([]byte, 0, len(overflowDigits))
+	if capBytes <= 0 {
+		p.stopped = true
+	}
+	return p
+}
+
+// Write feeds the call's next raw fragment. Bytes after the first violation
+// or past the cap are ignored.
+func (p *Parser) Write(b []byte) {
+	if p.stopped {
+		return
+	}
+	if len(b) >= p.left {
+		b = b[:p.left]
+		p.stopped = true
+	}
+	p.left -= len(b)
+	for i := 0; i < len(b); i++ {
+		if p.tok == tokString && p.sState == strNormal {
+			// Fast path: a run of plain ASCII string content.
+			j := i
+			for j < len(b) {
+				c := b[j]
+				if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+					break
+				}
+				j++
+			}
+			if j > i {
+				if p.redact < 0 {
+					p.out = append(p.out, b[i:j]...)
+					if !p.sName {
+						p.shown = len(p.out)
+					}
+				}
+				if p.sName {
+					p.name = append(p.name, b[i:j]...)
+				}
+				if i = j; i == len(b) {
+					break
+				}
+			}
+		}
+		if !p.step(b[i]) {
+			p.stopped, p.violated = true, true
+			return
+		}
+	}
+}
+
+// Snapshot returns the preview value of what has been written so far, or
+// "-" when nothing is readable yet.
+func (p *Parser) Snapshot() string {
+	if p.shown == 0 {
+		return "-"
+	}
+	var b strings.Builder
+	b.Grow(p.shown + len(p.stack))
+	b.Write(p.out[:p.shown])
+	if p.tok == tokString && !p.sName && p.redact < 0 {
+		b.WriteByte('"')
+	}
+	for i := len(p.stack) - 1; i > 0; i-- {
+		f := &p.stack[i]
+		if f.hidden {
+			continue
+		}
+		if f.obj {
+			b.WriteByte('}')
+		} else {
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+// emit appends an accepted byte to the compacted text unless it belongs to a
+// secret value.
+func (p *Parser) emit(c byte) {
+	if p.redact < 0 {
+		p.out = append(p.out, c)
+	}
+}
+
+func isWS(c byte) bool    { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// step consumes one byte; false means the byte is a violation (and nothing
+// visible has changed).
+func (p *Parser) step(c byte) bool {
+	switch p.tok {
+	case tokString:
+		return p.stepString(c)
+	case tokNumber:
+		return p.stepNumber(c)
+	case tokLiteral:
+		return p.stepLiteral(c)
+	}
+	return p.stepNone(c)
+}
+
+func (p *Parser) stepNone(c byte) bool {
+	if isWS(c) {
+		return true
+	}
+	f := &p.stack[len(p.stack)-1]
+	switch f.ctx {
+	case ctxTopValue, ctxArrValue, ctxObjValue:
+		return p.beginValue(c)
+	case ctxArrFirst:
+		if c == ']' {
+			p.closeContainer()
+			return true
+		}
+		return p.beginValue(c)
+	case ctxObjFirst, ctxObjName:
+		if c == '}' && f.ctx == ctxObjFirst {
+			p.closeContainer()
+			return true
+		}
+		if c != '"' {
+			return false
+		}
+		p.beginString(true)
+		p.emit(c)
+		return true
+	case ctxObjColon:
+		if c != ':' {
+			return false
+		}
+		f.ctx = ctxObjValue
+		p.emit(c)
+		return true
+	case ctxArrAfter, ctxObjAfter:
+		switch {
+		case c == ',':
+			if f.obj {
+				f.ctx = ctxObjName
+			} else {
+				f.ctx = ctxArrValue
+			}
+			p.emit(c)
+			return true
+		case c == '}' && f.obj, c == ']' && !f.obj:
+			p.closeContainer()
+			return true
+		}
+	}
+	return false
+}
+
+// beginValue starts the value whose first byte is c.
+func (p *Parser) beginValue(c byte) bool {
+	switch {
+	case c == '{' || c == '[':
+		if len(p.stack)-1 >= p.depth {
+			return false
+		}
+	case c == '"', c == '-', isDigit(c), c == 't', c == 'f', c == 'n':
+	default:
+		return false
+	}
+	top := len(p.stack) - 1
+	f := &p.stack[top]
+	if f.ctx == ctxObjValue && f.secret && p.redact < 0 {
+		p.out = append(p.out, redacted...)
+		p.shown = len(p.out)
+		p.redact = top
+	}
+	hidden := p.redact >= 0
+	switch c {
+	case '{', '[':
+		g := frame{obj: c == '{', hidden: hidden, ctx: ctxArrFirst, refs: len(p.refs)}
+		if g.obj {
+			g.ctx = ctxObjFirst
+			if !hidden {
+				if top == 0 {
+					g.paths = p.all
+				} else if f.obj {
+					g.paths, g.level = f.child, f.level+1
+				}
+			}
+		}
+		p.stack = append(p.stack, g)
+		if !hidden {
+			p.out = append(p.out, c)
+			p.shown = len(p.out)
+		}
+	case '"':
+		p.beginString(false)
+		if !hidden {
+			p.out = append(p.out, c)
+			p.shown = len(p.out)
+		}
+	case 't':
+		p.beginLiteral("true")
+	case 'f':
+		p.beginLiteral("false")
+	case 'n':
+		p.beginLiteral("null")
+	default:
+		p.tok = tokNumber
+		p.seenSig, p.e10, p.exp, p.expNeg, p.sig = false, 0, 0, false, p.sig[:0]
+		switch c {
+		case '-':
+			p.nState = numMinus
+		case '0':
+			p.nState = numZero
+		default:
+			p.nState = numInt
+			p.intDigit(c)
+		}
+		p.emit(c)
+	}
+	return true
+}
+
+// endValue records that the innermost level's current value is complete.
+func (p *Parser) endValue() {
+	i := len(p.stack) - 1
+	f := &p.stack[i]
+	switch f.ctx {
+	case ctxTopValue:
+		f.ctx = ctxTopDone
+	case ctxArrFirst, ctxArrValue:
+		f.ctx = ctxArrAfter
+	case ctxObjValue:
+		f.ctx, f.secret, f.child = ctxObjAfter, false, nil
+	}
+	if p.redact == i {
+		p.redact = -1
+	}
+	if p.redact < 0 {
+		p.shown = len(p.out)
+	}
+}
+
+func (p *Parser) closeContainer() {
+	n := len(p.stack) - 1
+	g := p.stack[n]
+	p.stack[n] = frame{}
+	p.stack = p.stack[:n]
+	if g.refs < len(p.refs) {
+		p.arena = p.arena[:p.refs[g.refs].off]
+		p.refs = p.refs[:g.refs]
+	}
+	if !g.hidden {
+		if g.obj {
+			p.out = append(p.out, '}')
+		} else {
+			p.out = append(p.out, ']')
+		}
+	}
+	p.endValue()
+}
+
+// --- literals ---
+
+func (p *Parser) beginLiteral(lit string) {
+	p.tok, p.lit, p.litI = tokLiteral, lit, 1
+	p.emit(lit[0])
+}
+
+func (p *Parser) stepLiteral(c byte) bool {
+	if c != p.lit[p.litI] {
+		return false
+	}
+	p.emit(c)
+	if p.litI++; p.litI == len(p.lit) {
+		p.tok = tokNone
+		p.endValue()
+	}
+	return true
+}
+
+// --- numbers ---
+
+func (p *Parser) addSig(c byte) {
+	if len(p.sig) < len(overflowDigits) {
+		p.sig = append(p.sig, c)
+	}
+}
+
+func (p *Parser) intDigit(c byte) {
+	if p.seenSig {
+		p.e10++
+		p.addSig(c)
+	} else if c != '0' {
+		p.seenSig, p.e10 = true, 1
+		p.addSig(c)
+	}
+}
+
+func (p *Parser) fracDigit(c byte) {
+	if p.seenSig {
+		p.addSig(c)
+	} else if c == '0' {
+		p.e10--
+	} else {
+		p.seenSig = true
+		p.addSig(c)
+	}
+}
+
+// mantissaEnd fixes the comparison of the significant digits with the
+// overflow threshold, once per number.
+func (p *Parser) mantissaEnd() {
+	p.sigGE = true
+	for i, t := range overflowDigits {
+		s := byte('0')
+		if i < len(p.sig) {
+			s = p.sig[i]
+		}
+		if s != t {
+			p.sigGE = s > t
+			break
+		}
+	}
+}
+
+// overflows reports whether the number read so far rounds to ±Inf.
+func (p *Parser) overflows() bool {
+	if !p.seenSig {
+		return false
+	}
+	e := p.e10 + p.exp
+	if p.expNeg {
+		e = p.e10 - p.exp
+	}
+	if n := int64(len(overflowDigits)); e != n {
+		return e > n
+	}
+	return p.sigGE
+}
+
+func (p *Parser) expDigit(c byte) {
+	if p.exp < 1<<40 { // saturate: anything this large decides alone
+		p.exp = p.exp*10 + int64(c-'0')
+	}
+}
+
+func (p *Parser) stepNumber(c byte) bool {
+	switch p.nState {
+	case numMinus:
+		switch {
+		case c == '0':
+			p.nState = numZero
+		case isDigit(c):
+			p.nState = numInt
+			p.intDigit(c)
+		default:
+			return false
+		}
+	case numZero, numInt, numFrac:
+		switch {
+		case isDigit(c):
+			if p.nState == numZero {
+				return false // leading zero
+			}
+			if p.nState == numInt {
+				p.intDigit(c)
+			} else {
+				p.fracDigit(c)
+			}
+		case c == '.' && p.nState != numFrac:
+			p.nState = numDot
+		case c == 'e' || c == 'E':
+			p.mantissaEnd()
+			p.nState = numE
+		default:
+			p.mantissaEnd()
+			return p.finishNumber(c)
+		}
+	case numDot:
+		if !isDigit(c) {
+			return false
+		}
+		p.nState = numFrac
+		p.fracDigit(c)
+	case numE:
+		switch {
+		case c == '+':
+			if p.overflows() { // every exponent from 0 up overflows
+				return false
+			}
+			p.nState = numESign
+		case c == '-':
+			p.expNeg = true
+			p.nState = numESign
+		case isDigit(c):
+			p.expDigit(c)
+			if p.overflows() {
+				return false
+			}
+			p.nState = numExp
+		default:
+			return false
+		}
+	case numESign, numExp:
+		if !isDigit(c) {
+			if p.nState == numESign {
+				return false
+			}
+			return p.finishNumber(c)
+		}
+		p.expDigit(c)
+		if !p.expNeg && p.overflows() { // more digits only grow it
+			return false
+		}
+		p.nState = numExp
+	}
+	p.emit(c)
+	return true
+}
+
+// finishNumber handles the byte c after a number that can end here: the
+// number is complete only if it is finite and c may follow a value.
+func (p *Parser) finishNumber(c byte) bool {
+	if p.overflows() {
+		return false
+	}
+	switch {
+	case isWS(c):
+	case len(p.stack) == 1:
+		return false
+	case c == ',':
+	case c == '}' && p.stack[len(p.stack)-1].obj, c == ']' && !p.stack[len(p.stack)-1].obj:
+	default:
+		return false
+	}
+	p.tok = tokNone
+	p.endValue()
+	return p.stepNone(c)
+}
+
+// --- strings ---
+
+func (p *Parser) beginString(name bool) {
+	p.tok, p.sName, p.sState = tokString, name, strNormal
+	if name {
+		p.name = p.name[:0]
+	}
+}
+
+// progress marks a string value's completed character as visible.
+func (p *Parser) progress() {
+	if !p.sName && p.redact < 0 {
+		p.shown = len(p.out)
+	}
+}
+
+func (p *Parser) nameByte(c byte) {
+	if p.sName {
+		p.name = append(p.name, c)
+	}
+}
+
+func (p *Parser) nameRune(r rune) {
+	if p.sName {
+		p.name = utf8.AppendRune(p.name, r)
+	}
+}
+
+func hexVal(c byte) rune {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0')
+	case c >= 'a' && c <= 'f':
+		return rune(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return rune(c-'A') + 10
+	}
+	return -1
+}
+
+// hexViable reports whether an escape whose first k hex digits make v can
+// still be completed: as a first escape it must not be a low surrogate or a
+// noncharacter (a high surrogate can always be paired); as the low half after
+// high it must be a low surrogate and the pair must not be a noncharacter.
+func hexViable(v rune, k int, low bool, high rune) bool {
+	shift := 4 * (4 - k)
+	lo := v << shift
+	hi := lo | (1<<shift - 1)
+	if low {
+		last := rune(0xDFFF)
+		if (high-0xD800)&0x3F == 0x3F { // pairs ending in DFFE, DFFF are U+xFFFE, U+xFFFF
+			last = 0xDFFD
+		}
+		return hi >= 0xDC00 && lo <= last
+	}
+	for _, r := range [...][2]rune{{0xDC00, 0xDFFF}, {0xFDD0, 0xFDEF}, {0xFFFE, 0xFFFF}} {
+		if lo >= r[0] && hi <= r[1] {
+			return false
+		}
+	}
+	return true
+}
+
+func nonchar(r rune) bool { return r >= 0xFDD0 && r <= 0xFDEF || r&0xFFFE == 0xFFFE }
+
+func (p *Parser) stepString(c byte) bool {
+	switch p.sState {
+	case strNormal:
+		switch {
+		case c == '"':
+			p.emit(c)
+			p.tok = tokNone
+			if p.sName {
+				return p.endName()
+			}
+			p.endValue()
+			return true
+		case c == '\\':
+			p.sState = strEscape
+		case c < 0x20:
+			return false
+		case c < 0x80:
+			p.emit(c)
+			p.nameByte(c)
+			p.progress()
+			return true
+		case c >= 0xC2 && c <= 0xDF:
+			p.need, p.lo, p.hi, p.cp = 1, 0x80, 0xBF, rune(c&0x1F)
+		case c >= 0xE0 && c <= 0xEF:
+			p.need, p.lo, p.hi, p.cp = 2, 0x80, 0xBF, rune(c&0x0F)
+			if c == 0xE0 {
+				p.lo = 0xA0 // overlong
+			} else if c == 0xED {
+				p.hi = 0x9F // surrogates
+			}
+		case c >= 0xF0 && c <= 0xF4:
+			p.need, p.lo, p.hi, p.cp = 3, 0x80, 0xBF, rune(c&0x07)
+			if c == 0xF0 {
+				p.lo = 0x90 // overlong
+			} else if c == 0xF4 {
+				p.hi = 0x8F // past U+10FFFF
+			}
+		default:
+			return false
+		}
+		if c >= 0x80 {
+			p.sState = strUTF8
+			p.nameByte(c)
+		}
+		p.emit(c)
+		return true
+	case strUTF8:
+		if c < p.lo || c > p.hi {
+			return false
+		}
+		p.cp = p.cp<<6 | rune(c&0x3F)
+		p.lo, p.hi = 0x80, 0xBF
+		if p.need--; p.need == 0 {
+			if nonchar(p.cp) {
+				return false
+			}
+			p.emit(c)
+			p.nameByte(c)
+			p.sState = strNormal
+			p.progress()
+			return true
+		}
+		p.emit(c)
+		p.nameByte(c)
+		return true
+	case strEscape:
+		var r rune
+		switch c {
+		case '"', '\\', '/':
+			r = rune(c)
+		case 'b':
+			r = '\b'
+		case 'f':
+			r = '\f'
+		case 'n':
+			r = '\n'
+		case 'r':
+			r = '\r'
+		case 't':
+			r = '\t'
+		case 'u':
+			p.sState, p.hex, p.nhex = strHex, 0, 0
+			p.emit(c)
+			return true
+		default:
+			return false
+		}
+		p.emit(c)
+		p.nameRune(r)
+		p.sState = strNormal
+		p.progress()
+		return true
+	case strHex, strLowHex:
+		d := hexVal(c)
+		if d < 0 {
+			return false
+		}
+		v, k := p.hex<<4|d, p.nhex+1
+		if !hexViable(v, k, p.sState == strLowHex, p.high) {
+			return false
+		}
+		p.hex, p.nhex = v, k
+		p.emit(c)
+		if k < 4 {
+			return true
+		}
+		if p.sState == strHex {
+			if v >= 0xD800 && v <= 0xDBFF {
+				p.high, p.sState = v, strWantBS
+				return true
+			}
+			p.nameRune(v)
+		} else {
+			p.nameRune(0x10000 + (p.high-0xD800)<<10 + (v - 0xDC00))
+		}
+		p.sState = strNormal
+		p.progress()
+		return true
+	case strWantBS:
+		if c != '\\' {
+			return false
+		}
+		p.sState = strWantU
+	case strWantU:
+		if c != 'u' {
+			return false
+		}
+		p.sState, p.hex, p.nhex = strLowHex, 0, 0
+	}
+	p.emit(c)
+	return true
+}
+
+// endName checks a completed member name for duplicates and matches it
+// against the secret paths that reach this object.
+func (p *Parser) endName() bool {
+	f := &p.stack[len(p.stack)-1]
+	if f.names != nil {
+		if _, dup := f.names[string(p.name)]; dup {
+			return false
+		}
+		f.names[string(p.name)] = struct{}{}
+	} else {
+		refs := p.refs[f.refs:]
+		for _, r := range refs {
+			if string(p.arena[r.off:r.end]) == string(p.name) {
+				return false
+			}
+		}
+		if len(refs) < smallObject {
+			p.refs = append(p.refs, nameRef{len(p.arena), len(p.arena) + len(p.name)})
+			p.arena = append(p.arena, p.name...)
+		} else {
+			f.names = make(map[string]struct{}, 2*smallObject)
+			for _, r := range refs {
+				f.names[string(p.arena[r.off:r.end])] = struct{}{}
+			}
+			f.names[string(p.name)] = struct{}{}
+			p.arena = p.arena[:refs[0].off]
+			p.refs = p.refs[:f.refs]
+		}
+	}
+	f.ctx, f.secret, f.child = ctxObjColon, false, nil
+	for _, i := range f.paths {
+		path := p.secrets[i]
+		if len(path) <= f.level || path[f.level] != string(p.name) {
+			continue
+		}
+		if len(path) == f.level+1 {
+			f.secret = true
+		} else {
+			f.child = append(f.child, i)
+		}
+	}
+	return true
+}

@@ -1,0 +1,230 @@
+// Package gen turns fuzzer bytes into whole scenarios (a configuration and
+// an event list), so that go fuzz, the sealfuzz campaign and its reducer
+// all read a crasher the same way.
+//
+// The bytes drive github.com/google/gofuzz through a random source that
+// yields the input and then zeros: a shorter input means a simpler
+// scenario, and an empty one the simplest. Generation steers toward the
+// stream shapes that matter (calls that grow real JSON documents in
+// fragments, interleaved, cut, re-opened, restarted) rather than uniform
+// noise, which would almost never reach a release.
+package gen
+
+import (
+	"encoding/binary"
+
+	fuzz "github.com/google/gofuzz"
+
+	"sealgate"
+	"sealgate/model"
+	"sealgate/scn"
+)
+
+// zeroTail is a rand.Source that reads 63-bit numbers from the input and
+// returns zeros once it runs out.
+type zeroTail struct{ data []byte }
+
+func (z *zeroTail) Int63() int64 {
+	var b [8]byte
+	n := copy(b[:], z.data)
+	z.data = z.data[n:]
+	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
+}
+
+func (z *zeroTail) Seed(int64) {}
+
+// Raw is the shape gofuzz fills. Small integers index into fixed pools so
+// that ids collide often (the interesting case) and stay readable.
+type Raw struct {
+	Release, Batch uint8
+	Idem           uint8
+	Early, Allow   bool
+	Limits         [5]uint8 // 0: default; else a small limit
+	Events         []RawEvent
+}
+
+// RawEvent is one event before interpretation.
+type RawEvent struct {
+	Kind                     uint8
+	Attempt, Item, Turn, Doc uint8
+	Call, Tool               uint8
+	Chunk                    uint8 // how many bytes of the call's document a delta carries
+	Garbage                  []byte
+	UseGarbage               bool
+	Status                   uint8
+	Final                    uint8 // 0 none, 1 what was sent, 2 the whole document, 3 garbage
+	Key                      uint8
+	OK                       bool
+}
+
+// maxEvents bounds a scenario, so a long input cannot make a slow one.
+const maxEvents = 64
+
+// FromBytes decodes fuzzer bytes into a scenario. It never fails: every
+// input is some scenario.
+func FromBytes(data []byte) (sealgate.Config, []sealgate.Event) {
+	var r Raw
+	f := fuzz.New().RandSource(&zeroTail{data: data}).NilChance(0).NumElements(0, maxEvents).MaxDepth(4)
+	f.Fuzz(&r)
+	return Build(r)
+}
+
+// Tools is the fixed tool set of generated scenarios: a file writer with an
+// allow rule, a tool with secrets, and a calculator keyed by fields.
+func Tools() []sealgate.Tool {
+	return []sealgate.Tool{
+		{Name: "save_file", Schema: `{"type":"object","required":["path","content"],"properties":{"path":{"type":"string"},"content":{"type":"string"}},"additionalProperties":false}`},
+		{Name: "login", Schema: `{"type":"object"}`, Secrets: []string{"token", "/auth/key"}},
+		{Name: "calc", Schema: `{"type":"object","properties":{"n":{"type":"number","maximum":1e6}}}`},
+	}
+}
+
+// Docs are the argument texts calls grow toward: valid ones that every
+// check passes, and each way of failing a check.
+var Docs = []string{
+	`{"path":"notes.md","content":"Topic confirmed. 日期仍需等待场地确认。"}`,
+	`{"path":"notes.md","content":"a\"b\\c\u00e9\ud83d\ude00 done"}`,
+	` { "path" : "notes.md" , "content" : "spaced out" } `,
+	`{"path":"other.md","content":"x"}`,
+	`{"token":"s3cr3t-t0ken","auth":{"key":"k-123456","user":"ann"},"n":[1,2.5e3,-0]}`,
+	`{"auth":{"key":12345.5e1},"token":true}`,
+	`{"n":1}`,
+	`{"n":1.0}`,
+	`{"n":2e6}`,
+	`{}`,
+	`{"path":"notes.md"}`,
+	`{"path":"notes.md","path":"/etc/passwd","content":"x"}`,
+	`{"path":"notes.md","content":"x"}{"path":"b"}`,
+	`[1,2,3]`,
+	`{"a":{"b":{"c":[[[{}]]]}}}`,
+	`{"n":1e999}`,
+	`{"s":"\ud800"}`,
+	"\xef\xbb\xbf{}",
+	`{"path":"notes.md","content":"half`,
+	`{"t\u006fken":"escaped-name-secret","x":"\uFDD0"}`,
+}
+
+var (
+	attempts = []string{"r1", "r2", "r3"}
+	items    = []string{"0", "1", "2"}
+	turns    = []string{"t1", "t2"}
+	calls    = []string{"c1", "c2", "c3", "c4"}
+	toolIDs  = []string{"save_file", "login", "calc", "nope"}
+	keys     = []string{"0000000000000000"}
+)
+
+func pick(xs []string, i uint8) string { return xs[int(i)%len(xs)] }
+
+// Build interprets a Raw scenario.
+func Build(r Raw) (sealgate.Config, []sealgate.Event) {
+	cfg := sealgate.DefaultConfig()
+	cfg.Tools = Tools()
+	if r.Allow {
+		cfg.Tools[0].Allow = &sealgate.Allow{Field: "path", Values: []string{"notes.md"}}
+	}
+	switch r.Idem % 3 {
+	case 1:
+		cfg.Tools[2].Idem = sealgate.Idem{Mode: sealgate.IdemCall}
+	case 2:
+		cfg.Tools[2].Idem = sealgate.Idem{Mode: sealgate.IdemFields, Fields: []string{"n", "m"}}
+	}
+	if r.Release%2 == 1 {
+		cfg.Release = sealgate.PerCall
+		cfg.Tools[1].Early = r.Early
+	} else if r.Batch%2 == 1 {
+		cfg.Batch = sealgate.Atomic
+	}
+	lim := []*int{&cfg.Limits.CallBytes, &cfg.Limits.TurnBytes, &cfg.Limits.Calls, &cfg.Limits.Depth, &cfg.Limits.PreviewBytes}
+	for i, v := range r.Limits {
+		if v != 0 {
+			*lim[i] = int(v)
+		}
+	}
+
+	type callState struct {
+		doc  string
+		sent int
+	}
+	sent := map[string]*callState{} // attempt/item -> what was streamed so far
+	var evs []sealgate.Event
+	for _, e := range r.Events {
+		a, item := pick(attempts, e.Attempt), pick(items, e.Item)
+		cs := sent[a+"/"+item]
+		switch e.Kind % 12 {
+		case 0, 1:
+			evs = append(evs, sealgate.OpenEvent(a, pick(turns, e.Turn)))
+		case 2, 3:
+			sent[a+"/"+item] = &callState{doc: Docs[int(e.Doc)%len(Docs)]}
+			evs = append(evs, sealgate.BeginEvent(a, item, pick(calls, e.Call), pick(toolIDs, e.Tool)))
+		case 4, 5, 6:
+			var b []byte
+			switch {
+			case e.UseGarbage:
+				b = e.Garbage
+			case cs != nil:
+				n := min(int(e.Chunk)%24, len(cs.doc)-cs.sent)
+				if int(e.Chunk)%24 == 23 {
+					n = len(cs.doc) - cs.sent
+				}
+				b = []byte(cs.doc[cs.sent : cs.sent+n])
+				cs.sent += n
+			}
+			evs = append(evs, sealgate.DeltaEvent(a, item, b))
+		case 7:
+			switch {
+			case e.Final%4 == 1 && cs != nil:
+				evs = append(evs, sealgate.EndFinalEvent(a, item, []byte(cs.doc[:cs.sent])))
+			case e.Final%4 == 2 && cs != nil:
+				evs = append(evs, sealgate.EndFinalEvent(a, item, []byte(cs.doc)))
+			case e.Final%4 == 3:
+				evs = append(evs, sealgate.EndFinalEvent(a, item, e.Garbage))
+			default:
+				evs = append(evs, sealgate.EndEvent(a, item))
+			}
+		case 8:
+			evs = append(evs, sealgate.CloseEvent(a, sealgate.Status(1+int(e.Status)%5)))
+		case 9:
+			evs = append(evs, sealgate.PeekEvent(a, item))
+		case 10:
+			evs = append(evs, sealgate.AckEvent(ackKey(cfg, evs, e.Key), e.OK))
+		case 11:
+			evs = append(evs, sealgate.RestartEvent())
+		}
+	}
+	return cfg, evs
+}
+
+// ackKey names a key the run has released or reconciled so far (asking the
+// reference model), or a key nobody holds.
+func ackKey(cfg sealgate.Config, evs []sealgate.Event, i uint8) string {
+	var known []string
+	for _, d := range model.Run(cfg, evs) {
+		if d.Kind == sealgate.Release || d.Kind == sealgate.Reconcile {
+			known = append(known, d.Key)
+		}
+	}
+	known = append(known, keys...)
+	return known[int(i)%len(known)]
+}
+
+// Input decodes a FuzzGateVsModel input. The first byte picks the reading:
+// odd, the rest is .scn text (so corpus files can seed the target); even,
+// the rest drives gofuzz (FromBytes). ok is false for text that is not a
+// valid scenario with an accepted configuration.
+func Input(data []byte) (cfg sealgate.Config, events []sealgate.Event, ok bool) {
+	if len(data) > 0 && data[0]&1 == 1 {
+		s, err := scn.Parse("fuzz.scn", data[1:])
+		if err != nil {
+			return cfg, nil, false
+		}
+		if cfg, err = s.Config(); err != nil {
+			return cfg, nil, false
+		}
+		return cfg, s.Events, true
+	}
+	if len(data) > 0 {
+		data = data[1:]
+	}
+	cfg, events = FromBytes(data)
+	return cfg, events, true
+}

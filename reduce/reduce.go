@@ -1,0 +1,281 @@
+// Package reduce shrinks a failing scenario to a few readable events while
+// the same check keeps failing: delta debugging over events, then smaller
+// fragments, then less configuration. Its output is a .scn file a person
+// can read, edit and add to the corpus.
+package reduce
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"sealgate"
+	"sealgate/check"
+	"sealgate/scn"
+)
+
+// Checker says why a scenario fails, or nil. check.All is the usual one.
+type Checker func(sealgate.Config, []sealgate.Event) error
+
+// ID names the check an error comes from: a *check.Violation's ID, or the
+// whole message for any other error.
+func ID(err error) string {
+	var v *check.Violation
+	if errors.As(err, &v) {
+		return v.ID
+	}
+	return err.Error()
+}
+
+// Options bound the work of one reduction.
+type Options struct {
+	// MaxTries caps how many candidate scenarios are checked (0: 20000).
+	MaxTries int
+}
+
+// Result is a reduced scenario and what it still fails.
+type Result struct {
+	Config sealgate.Config
+	Events []sealgate.Event
+	Err    error // the failure the reduced scenario shows
+	Tries  int
+}
+
+type reducer struct {
+	check  Checker
+	id     string
+	tries  int
+	max    int
+	cfg    sealgate.Config
+	events []sealgate.Event
+	err    error
+}
+
+// Reduce shrinks (cfg, events), which must fail under c, keeping only
+// candidates that fail with the same check ID.
+func Reduce(cfg sealgate.Config, events []sealgate.Event, c Checker, o Options) (*Result, error) {
+	err := c(cfg, events)
+	if err == nil {
+		return nil, errors.New("reduce: the scenario does not fail; nothing to reduce")
+	}
+	r := &reducer{check: c, id: ID(err), max: o.MaxTries, cfg: cfg, events: events, err: err}
+	if r.max <= 0 {
+		r.max = 20000
+	}
+	for changed := true; changed && r.tries < r.max; {
+		changed = false
+		changed = r.dropEvents() || changed
+		changed = r.mergeDeltas() || changed
+		changed = r.shortenFragments() || changed
+		changed = r.simplifyConfig() || changed
+	}
+	return &Result{Config: r.cfg, Events: r.events, Err: r.err, Tries: r.tries}, nil
+}
+
+// try keeps a candidate if it fails the same check.
+func (r *reducer) try(cfg sealgate.Config, events []sealgate.Event) bool {
+	if r.tries >= r.max {
+		return false
+	}
+	r.tries++
+	err := r.check(cfg, events)
+	if err == nil || ID(err) != r.id {
+		return false
+	}
+	r.cfg, r.events, r.err = cfg, events, err
+	return true
+}
+
+// dropEvents is ddmin over the event list: remove chunks of halving size.
+func (r *reducer) dropEvents() bool {
+	changed := false
+	for n := len(r.events) / 2; n >= 1; n /= 2 {
+		for start := 0; start < len(r.events); {
+			end := min(start+n, len(r.events))
+			cand := append(append([]sealgate.Event{}, r.events[:start]...), r.events[end:]...)
+			if r.try(r.cfg, cand) {
+				changed = true
+				continue // the same start now holds the next chunk
+			}
+			start = end
+		}
+	}
+	return changed
+}
+
+// mergeDeltas joins a delta with the next delta to the same call when no
+// event for that call stands between them.
+func (r *reducer) mergeDeltas() bool {
+	changed := false
+	for i := 0; i < len(r.events); i++ {
+		a := r.events[i]
+		if a.Kind != sealgate.Delta {
+			continue
+		}
+		for j := i + 1; j < len(r.events); j++ {
+			b := r.events[j]
+			if b.Attempt != a.Attempt || b.Kind == sealgate.Restart {
+				if b.Kind == sealgate.Restart {
+					break
+				}
+				continue
+			}
+			if b.Kind != sealgate.Delta || b.Item != a.Item {
+				if b.Item == a.Item || b.Kind == sealgate.Open || b.Kind == sealgate.Close {
+					break
+				}
+				continue
+			}
+			cand := append([]sealgate.Event{}, r.events...)
+			cand[i].Bytes = append(append([]byte{}, a.Bytes...), b.Bytes...)
+			cand = append(cand[:j], cand[j+1:]...)
+			if r.try(r.cfg, cand) {
+				changed = true
+				i--
+			}
+			break
+		}
+	}
+	return changed
+}
+
+// shortenFragments cuts bytes out of deltas and finals: halves first, then
+// single bytes, from both ends.
+func (r *reducer) shortenFragments() bool {
+	changed := false
+	for i := range r.events {
+		for _, final := range []bool{false, true} {
+			get := func(e sealgate.Event) []byte {
+				if final {
+					return e.Final
+				}
+				return e.Bytes
+			}
+			if !final && r.events[i].Kind != sealgate.Delta || final && !r.events[i].HasFinal {
+				continue
+			}
+			for n := len(get(r.events[i])) / 2; n >= 1; n /= 2 {
+				for start := 0; start+n <= len(get(r.events[i])); {
+					b := get(r.events[i])
+					cut := append(append([]byte{}, b[:start]...), b[start+n:]...)
+					cand := append([]sealgate.Event{}, r.events...)
+					if final {
+						cand[i].Final = cut
+					} else {
+						cand[i].Bytes = cut
+					}
+					if r.try(r.cfg, cand) {
+						changed = true
+						continue
+					}
+					start += n
+				}
+			}
+		}
+	}
+	return changed
+}
+
+// simplifyConfig drops what the failure does not need: tools, rules,
+// secrets, policies and limits back to their defaults.
+func (r *reducer) simplifyConfig() bool {
+	changed := false
+	edit := func(f func(*sealgate.Config) bool) {
+		c := cloneConfig(r.cfg)
+		if f(&c) && r.try(c, r.events) {
+			changed = true
+		}
+	}
+	for i := len(r.cfg.Tools) - 1; i >= 0; i-- {
+		edit(func(c *sealgate.Config) bool {
+			c.Tools = append(c.Tools[:i], c.Tools[i+1:]...)
+			return true
+		})
+	}
+	for i := range r.cfg.Tools {
+		edit(func(c *sealgate.Config) bool { t := &c.Tools[i]; ok := t.Allow != nil; t.Allow = nil; return ok })
+		edit(func(c *sealgate.Config) bool { t := &c.Tools[i]; ok := t.Early; t.Early = false; return ok })
+		edit(func(c *sealgate.Config) bool {
+			t := &c.Tools[i]
+			ok := t.Idem.Mode != sealgate.IdemArgs
+			t.Idem = sealgate.Idem{}
+			return ok
+		})
+		edit(func(c *sealgate.Config) bool { t := &c.Tools[i]; ok := len(t.Secrets) > 0; t.Secrets = nil; return ok })
+		edit(func(c *sealgate.Config) bool {
+			t := &c.Tools[i]
+			ok := t.Schema != `{}`
+			t.Schema = `{}`
+			return ok
+		})
+	}
+	edit(func(c *sealgate.Config) bool { ok := c.Batch != 0; c.Batch = 0; return ok })
+	edit(func(c *sealgate.Config) bool { ok := c.Release != 0; c.Release = 0; return ok })
+	def := sealgate.DefaultLimits()
+	for _, f := range []func(*sealgate.Limits) *int{
+		func(l *sealgate.Limits) *int { return &l.CallBytes }, func(l *sealgate.Limits) *int { return &l.TurnBytes },
+		func(l *sealgate.Limits) *int { return &l.Calls }, func(l *sealgate.Limits) *int { return &l.Depth },
+		func(l *sealgate.Limits) *int { return &l.PreviewBytes }} {
+		edit(func(c *sealgate.Config) bool {
+			ok := *f(&c.Limits) != *f(&def)
+			*f(&c.Limits) = *f(&def)
+			return ok
+		})
+	}
+	return changed
+}
+
+func cloneConfig(c sealgate.Config) sealgate.Config {
+	out := c
+	out.Tools = make([]sealgate.Tool, len(c.Tools))
+	for i, t := range c.Tools {
+		out.Tools[i] = t
+		if t.Allow != nil {
+			a := *t.Allow
+			a.Values = append([]string{}, a.Values...)
+			out.Tools[i].Allow = &a
+		}
+		out.Tools[i].Secrets = append([]string(nil), t.Secrets...)
+		out.Tools[i].Idem.Fields = append([]string(nil), t.Idem.Fields...)
+	}
+	return out
+}
+
+// Scenario renders a reduced failure as a .scn file: a note naming the
+// failing check, the configuration, the events, and after "----" the
+// reference model's decisions (what the SPEC says should happen; check
+// them by hand before adding the file to the corpus).
+func Scenario(cfg sealgate.Config, events []sealgate.Event, failure error) ([]byte, error) {
+	setup, err := scn.FromConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	msg := strings.ReplaceAll(failure.Error(), "\n", " ")
+	s := &scn.Scenario{
+		Notes: []string{
+			" reduced by sealfuzz: fails " + ID(failure),
+			" " + msg,
+			" expected part: the reference model's decisions; check them against the SPEC by hand",
+		},
+		Setup:  setup,
+		Events: events,
+		Expect: check.RunModel(cfg, events),
+	}
+	return s.Format(), nil
+}
+
+// Text renders a scenario without expectations for messages (rapid and go
+// fuzz failures print it, ready to paste into a file).
+func Text(cfg sealgate.Config, events []sealgate.Event, failure error) string {
+	b, err := Scenario(cfg, events, failure)
+	if err != nil {
+		var sb bytes.Buffer
+		fmt.Fprintf(&sb, "# (configuration not printable: %v)\n", err)
+		for _, e := range events {
+			sb.WriteString(e.String() + "\n")
+		}
+		return sb.String()
+	}
+	return string(b)
+}
