@@ -32,6 +32,7 @@ type call struct {
 
 type machine struct {
 	chk      *check.Checker
+	failed   *failure // where the last failing stream is kept, if not nil
 	cfg      sealgate.Config
 	events   []sealgate.Event
 	opened   []string // attempt ids opened since the last restart
@@ -200,22 +201,33 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"noop": func(t *rapid.T) {},
 		"": func(t *rapid.T) {
 			if err := m.chk.All(m.cfg, m.events); err != nil {
+				if m.failed != nil {
+					*m.failed = failure{m.cfg, append([]sealgate.Event(nil), m.events...), err}
+				}
 				t.Fatalf("%v\n\nthe stream so far, as a scenario:\n%s", err, reduce.Text(m.cfg, m.events, err))
 			}
 		},
 	}
 }
 
-// runMachine is the state-machine property against a checker's gate.
-func runMachine(chk *check.Checker) func(*rapid.T) {
+// failure is a stream that failed a check.
+type failure struct {
+	cfg    sealgate.Config
+	events []sealgate.Event
+	err    error
+}
+
+// runMachine is the state-machine property against a checker's gate; the
+// last failing stream (after rapid's shrinking, the smallest) goes to failed.
+func runMachine(chk *check.Checker, failed *failure) func(*rapid.T) {
 	return func(t *rapid.T) {
-		m := &machine{chk: chk, cfg: drawConfig(t)}
+		m := &machine{chk: chk, cfg: drawConfig(t), failed: failed}
 		t.Repeat(m.actions())
 	}
 }
 
 func TestGateStateMachine(t *testing.T) {
-	rapid.Check(t, runMachine(check.Default))
+	rapid.Check(t, runMachine(check.Default, nil))
 }
 
 // jsonObject generates strictly valid I-JSON objects: unique names,

@@ -13,6 +13,7 @@ import (
 
 	"sealgate"
 	"sealgate/gate/internal/partial"
+	"sealgate/internal/faults"
 )
 
 type attemptState uint8
@@ -65,6 +66,8 @@ type Gate struct {
 	turns    map[string]*attempt // turn -> its live attempt
 	released map[string]struct{} // keys this process released and no ack fail cleared
 	retained int                 // raw bytes held by undecided calls
+
+	faults faults.Set // deliberate bugs, for the suite's own tests only
 }
 
 // New builds a gate over a ledger; an invalid configuration is refused with
@@ -308,7 +311,7 @@ func (g *Gate) end(ev sealgate.Event) ([]sealgate.Decision, error) {
 		return g.poison(a, ev, sealgate.FinalMismatch, out), nil
 	}
 	c.ended = true
-	if t := g.tools[c.tool]; t != nil && t.early {
+	if t := g.tools[c.tool]; (t != nil && t.early) || g.faults.ReleaseAtEnd {
 		return g.decide(a, c, out)
 	}
 	return out, nil
