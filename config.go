@@ -52,6 +52,11 @@ type Limits struct {
 	PreviewBytes int // bytes of the buffer a preview reads
 }
 
+// MaxDepth is the largest depth limit a configuration may set: the strict
+// JSON parser the gate relies on (jsontext) stops at this nesting, so a
+// larger limit could not be honoured exactly and is refused instead.
+const MaxDepth = 10000
+
 // DefaultLimits returns the SPEC's defaults.
 func DefaultLimits() Limits {
 	return Limits{CallBytes: 1 << 20, TurnBytes: 4 << 20, Calls: 64, Depth: 64, PreviewBytes: 64 << 10}
@@ -148,6 +153,9 @@ func (c *Config) Validate() error {
 		if l.v <= 0 {
 			return fmt.Errorf("limit %s=%d: must be a positive integer", l.name, l.v)
 		}
+	}
+	if c.Limits.Depth > MaxDepth {
+		return fmt.Errorf("limit depth=%d: above %d, the deepest nesting the strict parser can check", c.Limits.Depth, MaxDepth)
 	}
 	seen := map[string]bool{}
 	for i := range c.Tools {

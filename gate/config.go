@@ -80,12 +80,8 @@ func compileSchema(index int, text string) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	if obj, ok := doc.(map[string]any); ok {
-		if s, has := obj["$schema"]; has {
-			if str, ok := s.(string); !ok || str != draft2020 {
-				return nil, fmt.Errorf("$schema must be %q", draft2020)
-			}
-		}
+	if err := schemaRules(doc); err != nil {
+		return nil, err
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(refuseLoader{})
@@ -178,4 +174,114 @@ func decodeNumbers(raw []byte) (any, error) {
 		return nil, errors.New("decoding failed")
 	}
 	return v, nil
+}
+
+// tinyMagnitude: a nonzero number below 1e-400 in magnitude. The schema
+// library's exact arithmetic panics on exponents past a million and is slow
+// long before; schemas may not hold such numbers (schemaRules), and in
+// arguments they are handed to the validator as ±0.DIGITS×10^-400: nonzero,
+// same sign, smaller than any nonzero schema number, so comparisons and
+// multipleOf stay exact. Only uniqueItems could see two of them as equal.
+const tinyMagnitude = -400
+
+// magnitude returns the digits of a number literal without leading and
+// trailing zeros and its exponent E such that |n| = 0.DIGITS × 10^E
+// (digits "" for zero). The exponent saturates far beyond any float64.
+func magnitude(lit string) (neg bool, digits string, e int64) {
+	s := lit
+	if strings.HasPrefix(s, "-") {
+		neg, s = true, s[1:]
+	}
+	mant, exp := s, ""
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant, exp = s[:i], s[i+1:]
+	}
+	intPart, frac := mant, ""
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		intPart, frac = mant[:i], mant[i+1:]
+	}
+	all := intPart + frac
+	lead := len(all) - len(strings.TrimLeft(all, "0"))
+	digits = strings.TrimRight(all[lead:], "0")
+	if digits == "" {
+		return neg, "", 0
+	}
+	e = int64(len(intPart) - lead)
+	var x int64
+	expNeg := strings.HasPrefix(exp, "-")
+	for _, c := range strings.TrimLeft(exp, "+-") {
+		if x < 1<<40 {
+			x = x*10 + int64(c-'0')
+		}
+	}
+	if expNeg {
+		x = -x
+	}
+	return neg, digits, e + x
+}
+
+// clampTiny rewrites every tiny number in a decoded document (see
+// tinyMagnitude) in place and returns the document.
+func clampTiny(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			v[k] = clampTiny(x)
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = clampTiny(x)
+		}
+	case json.Number:
+		neg, digits, e := magnitude(string(v))
+		if digits == "" || e > tinyMagnitude {
+			return v
+		}
+		s := "0." + digits + "e" + strconv.Itoa(tinyMagnitude)
+		if neg {
+			s = "-" + s
+		}
+		return json.Number(s)
+	}
+	return v
+}
+
+// schemaRules applies the SPEC's limits on what a schema may say: every
+// $schema is draft 2020-12, every $ref, $dynamicRef and $recursiveRef is a
+// fragment ("#...") of this document (the library resolves some absolute
+// URIs, the metaschemas, without asking the loader), and no number is
+// nonzero below 1e-400 in magnitude.
+func schemaRules(v any) error {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			x := v[k]
+			if s, ok := x.(string); ok {
+				switch k {
+				case "$schema":
+					if s != draft2020 {
+						return fmt.Errorf("$schema must be %q", draft2020)
+					}
+				case "$ref", "$dynamicRef", "$recursiveRef":
+					if !strings.HasPrefix(s, "#") {
+						return fmt.Errorf("%s must point inside the schema (a \"#...\" fragment)", k)
+					}
+				}
+			}
+			if err := schemaRules(x); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if err := schemaRules(x); err != nil {
+				return err
+			}
+		}
+	case json.Number:
+		if _, digits, e := magnitude(string(v)); digits != "" && e <= tinyMagnitude {
+			return errors.New("a schema number is nonzero but smaller than 1e-400 in magnitude")
+		}
+	}
+	return nil
 }

@@ -46,9 +46,12 @@ func TestNewRefuses(t *testing.T) {
 		{"does not compile: bad type", func(c *sealgate.Config) { c.Tools[0].Schema = `{"type":"objet"}` }, "compile"},
 		{"does not compile: bad pattern", func(c *sealgate.Config) { c.Tools[0].Schema = `{"pattern":"("}` }, "compile"},
 		{"non-RE2 pattern", func(c *sealgate.Config) { c.Tools[0].Schema = `{"pattern":"(?=a)"}` }, "compile"},
-		{"external $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"https://example.com/s.json"}` }, "compile"},
-		{"file $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"file:///etc/passwd"}` }, "compile"},
-		{"relative $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"other.json"}` }, "compile"},
+		{"external $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"https://example.com/s.json"}` }, "inside the schema"},
+		{"file $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"file:///etc/passwd"}` }, "inside the schema"},
+		{"relative $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"other.json"}` }, "inside the schema"},
+		{"metaschema $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"https://json-schema.org/draft/2020-12/schema"}` }, "inside the schema"},
+		{"fragment $ref to nothing", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"#/$defs/none"}` }, "compile"},
+		{"tiny schema number", func(c *sealgate.Config) { c.Tools[0].Schema = `{"maximum":-1e-401}` }, "1e-400"},
 		{"dangling internal $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"#/$defs/nope"}` }, "compile"},
 		{"$ref to a metaschema", func(c *sealgate.Config) {
 			c.Tools[0].Schema = `{"properties":{"a":{"$ref":"https://json-schema.org/draft/2020-12/schema"}}}`
@@ -84,8 +87,9 @@ func TestNewAccepts(t *testing.T) {
 		`{"$defs":{"p":{"type":"string"}},"properties":{"path":{"$ref":"#/$defs/p"}}}`,
 		`{"properties":{"$schema":{"type":"string"}}}`,
 		`{"properties":{"email":{"format":"email"}}}`,
-		`{"$id":"https://other.invalid/s.json","properties":{"a":{"$ref":"#/$defs/x"},"b":{"$ref":"s.json#/$defs/x"}},"$defs":{"x":{}}}`,
-		`{"$defs":{"x":{"$id":"https://x.invalid/x","type":"string"}},"items":{"$ref":"https://x.invalid/x"},"allOf":[{"$ref":"#"}]}`,
+		`{"$id":"https://other.invalid/s.json","properties":{"a":{"$ref":"#/$defs/x"}},"$defs":{"x":{}}}`,
+		`{"$defs":{"x":{"$anchor":"x","type":"string"}},"items":{"$ref":"#x"},"allOf":[{"$ref":"#"}]}`,
+		`{"maximum":1e-400,"minimum":0}`,
 	} {
 		cfg := sealgate.DefaultConfig()
 		cfg.Tools = []sealgate.Tool{{Name: "t", Schema: schema}}

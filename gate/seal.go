@@ -32,7 +32,7 @@ func (g *Gate) seal(a *attempt, c *call, pending map[string]struct{}) (verdict, 
 		return verdict{reason: sealgate.SchemaFailed}, nil
 	}
 	doc, err := decodeNumbers(c.buf)
-	if err != nil || !schemaAccepts(t, doc) {
+	if err != nil || !schemaAccepts(t, clampTiny(doc)) {
 		return verdict{reason: sealgate.SchemaFailed}, nil
 	}
 	if t.allow != nil && !allowed(t.allow, doc) {

@@ -607,6 +607,6 @@ func TestRunHugeExponent(t *testing.T) {
 		delta r1 item=1 "{\"x\":0.0e-9999999}"
 		end r1 item=1
 		close r1 status=complete`,
-		"@8 reject r1 item=0 reason=schema",
-		"@8 release r1 item=1 call=c2 tool=n key="+argsKey("n", `{"x":0}`)+` args={"x":0.0e-9999999}`)
+		"@8 release r1 item=0 call=c1 tool=n key="+argsKey("n", `{"x":0}`)+` args={"x":1e-1000001}`,
+		"@8 reject r1 item=1 reason=duplicate")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -36,15 +37,8 @@ func compileSchema(text string) (s *jsonschema.Schema, err error) {
 	if viol != nil {
 		return nil, fmt.Errorf("not strict JSON: %v", viol)
 	}
-	if root.kind == kObject {
-		for _, m := range root.members {
-			if m.name.str != "$schema" {
-				continue
-			}
-			if m.val.kind != kString || m.val.str != draft2020 {
-				return nil, errors.New("$schema must be " + draft2020)
-			}
-		}
+	if err := schemaRules(root); err != nil {
+		return nil, err
 	}
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
@@ -54,6 +48,53 @@ func compileSchema(text string) (s *jsonschema.Schema, err error) {
 	}
 	return c.Compile(schemaURL)
 }
+
+// schemaRules applies the SPEC's limits on what a schema may say, over the
+// whole tree: every $schema is draft 2020-12; every $ref, $dynamicRef and
+// $recursiveRef is a fragment ("#...") of this document, since the library
+// resolves some absolute URIs (the metaschemas) without asking the loader;
+// and no number is nonzero below 1e-400 in magnitude (numbers that small
+// in arguments compare as tinyExponent, see toAny).
+func schemaRules(v *value) error {
+	switch v.kind {
+	case kObject:
+		for _, m := range v.members {
+			switch m.name.str {
+			case "$schema":
+				if m.val.kind == kString && m.val.str != draft2020 {
+					return errors.New("$schema must be " + draft2020)
+				}
+			case "$ref", "$dynamicRef", "$recursiveRef":
+				if m.val.kind == kString && !strings.HasPrefix(m.val.str, "#") {
+					return fmt.Errorf("%s must point inside the schema (a \"#...\" fragment)", m.name.str)
+				}
+			}
+			if err := schemaRules(m.val); err != nil {
+				return err
+			}
+		}
+	case kArray:
+		for _, e := range v.elems {
+			if err := schemaRules(e); err != nil {
+				return err
+			}
+		}
+	case kNumber:
+		if _, digits, scale := decimalOf(v.lit); digits != "" && int64(len(digits))+scale <= tinyExponent {
+			return errors.New("a schema number is nonzero but smaller than 1e-400 in magnitude")
+		}
+	}
+	return nil
+}
+
+// tinyExponent: a number 0.d1d2...×10^E with E at or below it is smaller
+// than 1e-400 in magnitude. The validator's exact arithmetic cannot take
+// exponents past a million (it panics) and is slow long before, so such a
+// number is handed over as 0.d1d2...×10^-400: still nonzero, same sign,
+// still smaller than every nonzero number a schema may hold, so every
+// comparison and multipleOf gives the exact answer. (Two such numbers that
+// differ only in exponent become equal, which matters only to uniqueItems.)
+const tinyExponent = -400
 
 // toAny builds the value the validator reads from the model's own tree.
 // Numbers are json.Number holding an exact normalized decimal
@@ -80,6 +121,9 @@ func toAny(v *value) any {
 		neg, digits, scale := decimalOf(v.lit)
 		if digits == "" {
 			return json.Number("0")
+		}
+		if int64(len(digits))+scale <= tinyExponent {
+			scale = tinyExponent - int64(len(digits))
 		}
 		s := digits
 		if neg {
