@@ -49,7 +49,9 @@ func TestNewRefuses(t *testing.T) {
 		{"external $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"https://example.com/s.json"}` }, "inside the schema"},
 		{"file $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"file:///etc/passwd"}` }, "inside the schema"},
 		{"relative $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"other.json"}` }, "inside the schema"},
-		{"metaschema $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"https://json-schema.org/draft/2020-12/schema"}` }, "inside the schema"},
+		{"metaschema $ref", func(c *sealgate.Config) {
+			c.Tools[0].Schema = `{"$ref":"https://json-schema.org/draft/2020-12/schema"}`
+		}, "inside the schema"},
 		{"fragment $ref to nothing", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"#/$defs/none"}` }, "compile"},
 		{"tiny schema number", func(c *sealgate.Config) { c.Tools[0].Schema = `{"maximum":-1e-401}` }, "1e-400"},
 		{"dangling internal $ref", func(c *sealgate.Config) { c.Tools[0].Schema = `{"$ref":"#/$defs/nope"}` }, "compile"},
