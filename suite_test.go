@@ -8,18 +8,12 @@ import (
 
 	"pgregory.net/rapid"
 
-	"sealgate"
 	"sealgate/check"
 	"sealgate/internal/faults"
 	"sealgate/reduce"
 )
 
 // Tests of the suite itself: a deliberately broken gate must be caught.
-
-// brokenChecker checks the real gate with some bugs switched on.
-func brokenChecker(s faults.Set) *check.Checker {
-	return &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) { return faults.New(cfg, s) }}
-}
 
 // recorder is a rapid.TB that keeps a property's failure instead of
 // failing the test, so a test can assert that rapid finds a bug.
@@ -75,7 +69,7 @@ func withRapidFlags(t *testing.T, seed uint64, f func()) {
 // after-turn" in the real gate: the state machine must find it, and the
 // reducer must bring the counterexample down to at most 6 events.
 func TestRapidCatchesReleaseAtEnd(t *testing.T) {
-	chk := brokenChecker(faults.Set{ReleaseAtEnd: true})
+	chk := check.WithFaults(faults.Set{ReleaseAtEnd: true})
 	for _, seed := range []uint64{1, 2, 3} {
 		var got failure
 		rec := &recorder{name: t.Name()}

@@ -66,6 +66,7 @@ type Gate struct {
 	turns    map[string]*attempt // turn -> its live attempt
 	released map[string]struct{} // keys this process released and no ack fail cleared
 	retained int                 // raw bytes held by undecided calls
+	gen      int                 // restarts so far: a PreviewStream from an older generation is over
 
 	faults faults.Set // deliberate bugs, for the suite's own tests only
 }
@@ -94,6 +95,7 @@ func (g *Gate) forget() {
 	g.turns = map[string]*attempt{}
 	g.released = map[string]struct{}{}
 	g.retained = 0
+	g.gen++
 }
 
 // Retained returns the raw argument bytes the gate holds right now.

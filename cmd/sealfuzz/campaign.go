@@ -28,14 +28,16 @@ type campaign struct {
 	targets  []string
 	workers  int
 	regress  string // where reduced failures go
+	stop     bool   // stop at the first failure
 	stdout   io.Writer
 	stderr   io.Writer
 	terminal bool
 
-	bin   string
-	cache string
-	stats map[string]*targetStats
-	fails []failure
+	bin    string
+	cache  string
+	stats  map[string]*targetStats
+	fails  []failure
+	broken map[string]bool // targets that fail on a seed: fuzzing them again would stop at once
 }
 
 type targetStats struct {
@@ -62,6 +64,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 0, "fuzzing workers (default: GOMAXPROCS)")
 	dir := fs.String("dir", ".", "the package holding the fuzz targets")
 	regress := fs.String("regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
+	stopFirst := fs.Bool("stop", false, "stop at the first failure")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -73,8 +76,9 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sealfuzz: -for must be positive")
 		return 2
 	}
-	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress,
-		stdout: stdout, stderr: stderr, terminal: isTerminal(stdout), stats: map[string]*targetStats{}}
+	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress, stop: *stopFirst,
+		stdout: stdout, stderr: stderr, terminal: isTerminal(stdout), stats: map[string]*targetStats{},
+		broken: map[string]bool{}}
 	if *targets != "" {
 		c.targets = strings.Split(*targets, ",")
 	}
@@ -130,10 +134,13 @@ func (c *campaign) run(ctx context.Context) error {
 	deadline := time.Now().Add(c.total)
 	for turn := 0; ctx.Err() == nil; turn++ {
 		left := time.Until(deadline)
-		if left < time.Second {
+		if left < time.Second || len(c.broken) == len(c.targets) || c.stop && len(c.fails) > 0 {
 			break
 		}
 		t := c.targets[turn%len(c.targets)]
+		if c.broken[t] {
+			continue
+		}
 		if err := c.fuzzSlice(ctx, t, min(c.slice, left), deadline); err != nil {
 			fmt.Fprintf(c.stderr, "%s: %v\n", t, err)
 		}
@@ -258,7 +265,12 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 		return nil
 	}
 	if runErr != nil && ctx.Err() == nil {
-		return fmt.Errorf("fuzzing stopped without a failing input: %v\n%s", runErr, strings.Join(tail, "\n"))
+		// No new input was written: a seed (corpus/ or testdata/fuzz)
+		// fails, so every later turn of this target would stop at once.
+		st.fails++
+		c.broken[target] = true
+		c.fails = append(c.fails, failure{target: target, check: firstLine(strings.Join(tail, "\n")),
+			note: fmt.Sprintf("a seed input fails (%v): rerun it with go test -run='^%s$' and fix it first; the target is not fuzzed again this campaign", runErr, target)})
 	}
 	return nil
 }
@@ -278,7 +290,7 @@ func (c *campaign) progress(target string, el time.Duration, execs int64, rate, 
 
 func (c *campaign) summary() {
 	fmt.Fprintln(c.stdout, "\nsummary:")
-	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "target\ttime\texecs\texecs/s\tnew inputs\tfailures\t")
 	for _, t := range c.targets {
 		st := c.stats[t]
@@ -298,7 +310,10 @@ func (c *campaign) summary() {
 	}
 	fmt.Fprintf(c.stdout, "%d failures:\n", len(c.fails))
 	for _, f := range c.fails {
-		fmt.Fprintf(c.stdout, "  %s: %s\n    input:   %s\n", f.target, f.check, f.input)
+		fmt.Fprintf(c.stdout, "  %s: %s\n", f.target, f.check)
+		if f.input != "" {
+			fmt.Fprintf(c.stdout, "    input:   %s\n", f.input)
+		}
 		if f.regress != "" {
 			fmt.Fprintf(c.stdout, "    reduced: %s\n", f.regress)
 		}

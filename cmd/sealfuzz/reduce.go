@@ -51,7 +51,11 @@ func reduceFile(path string) ([]byte, *reduce.Result, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := reduce.Reduce(cfg, evs, check.All, reduce.Options{})
+	chk, err := check.FromEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := reduce.Reduce(cfg, evs, chk.All, reduce.Options{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", path, err)
 	}

@@ -112,6 +112,8 @@ type Parser struct {
 	shown  int
 	redact int // stack index of the object whose secret member's value is being read, or -1
 
+	redactedAt []int // offsets in out of the "[redacted]" markers, for watchers
+
 	tok uint8
 
 	// string
@@ -322,6 +324,7 @@ func (p *Parser) beginValue(c byte) bool {
 	top := len(p.stack) - 1
 	f := &p.stack[top]
 	if f.ctx == ctxObjValue && f.secret && p.redact < 0 {
+		p.redactedAt = append(p.redactedAt, len(p.out))
 		p.out = append(p.out, redacted...)
 		p.shown = len(p.out)
 		p.redact = top

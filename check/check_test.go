@@ -1,0 +1,236 @@
+package check_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"sealgate"
+	"sealgate/check"
+	"sealgate/gate"
+)
+
+// Every invariant must be able to fail: each case takes a real trace of a
+// correct run and breaks exactly one thing in it.
+
+func cfgWithSecret() sealgate.Config {
+	cfg := sealgate.DefaultConfig()
+	cfg.Tools = []sealgate.Tool{{Name: "login", Schema: `{"type":"object"}`, Secrets: []string{"token"}}}
+	return cfg
+}
+
+var (
+	open1  = sealgate.OpenEvent("r1", "t1")
+	begin1 = sealgate.BeginEvent("r1", "0", "c1", "login")
+	delta1 = sealgate.DeltaEvent("r1", "0", []byte(`{"token":"s3cret","u":"ann"}`))
+	peek1  = sealgate.PeekEvent("r1", "0")
+	end1   = sealgate.EndEvent("r1", "0")
+	close1 = sealgate.CloseEvent("r1", sealgate.Complete)
+)
+
+// base is open, begin, delta, peek, end, close complete: one preview, one
+// release at the close.
+func base(t *testing.T) *check.Trace {
+	t.Helper()
+	tr := check.Record(cfgWithSecret(), []sealgate.Event{open1, begin1, delta1, peek1, end1, close1})
+	if err := check.Invariants(tr); err != nil {
+		t.Fatalf("the unbroken trace already fails: %v", err)
+	}
+	if len(tr.Decisions) != 2 || tr.Decisions[1].Kind != sealgate.Release {
+		t.Fatalf("unexpected base decisions %v", tr.Decisions)
+	}
+	return tr
+}
+
+func wantViolation(t *testing.T, tr *check.Trace, id string) {
+	t.Helper()
+	err := check.Invariants(tr)
+	var v *check.Violation
+	if !errors.As(err, &v) || v.ID != id {
+		t.Fatalf("want a %s violation, got %v", id, err)
+	}
+	t.Logf("%v", err)
+}
+
+func TestI1ReleaseBeforeEnd(t *testing.T) {
+	tr := base(t)
+	tr.Decisions[1].At = 3 // at the delta
+	tr.Retained[2], tr.Retained[3] = 0, 0
+	wantViolation(t, tr, "I1")
+}
+
+func TestI2WrongBytes(t *testing.T) {
+	tr := base(t)
+	tr.Decisions[1].Args = sealgate.Sealed(`{"token":"s3cret"}`)
+	wantViolation(t, tr, "I2")
+}
+
+func TestI3PreviewNotJSON(t *testing.T) {
+	tr := base(t)
+	tr.Decisions[0].Preview.Value = `{"token":`
+	wantViolation(t, tr, "I3")
+}
+
+func TestReleaseAtPeekCaught(t *testing.T) {
+	tr := base(t)
+	d := tr.Decisions[1]
+	d.At = 4
+	tr.Decisions = append(tr.Decisions[:1], d)
+	wantViolation(t, tr, "I1") // released before its end is caught first
+}
+
+func TestI4CompensateWithoutRelease(t *testing.T) {
+	tr := check.Record(cfgWithSecret(), []sealgate.Event{open1, begin1, delta1, end1, sealgate.CloseEvent("r1", sealgate.Truncated)})
+	tr.Decisions = append(tr.Decisions, sealgate.Decision{At: 5, Kind: sealgate.Compensate, Attempt: "r1", Item: "0"})
+	wantViolation(t, tr, "I4")
+}
+
+func TestI7SameKeyTwice(t *testing.T) {
+	evs := []sealgate.Event{open1, begin1, delta1, end1, close1,
+		sealgate.OpenEvent("r2", "t2"), sealgate.BeginEvent("r2", "0", "c1", "login"),
+		sealgate.DeltaEvent("r2", "0", delta1.Bytes), sealgate.EndEvent("r2", "0"), sealgate.CloseEvent("r2", sealgate.Complete)}
+	tr := check.Record(cfgWithSecret(), evs)
+	last := &tr.Decisions[len(tr.Decisions)-1]
+	if last.Reason != sealgate.Duplicate {
+		t.Fatalf("want the second call rejected duplicate, got %v", last)
+	}
+	*last = tr.Decisions[0]
+	last.At, last.Attempt = 10, "r2"
+	wantViolation(t, tr, "I7")
+}
+
+func TestI8PreviewCountsOtherBytes(t *testing.T) {
+	tr := base(t)
+	tr.Decisions[0].Preview.Bytes++
+	wantViolation(t, tr, "I8")
+}
+
+func TestI9RetainsDecidedBytes(t *testing.T) {
+	tr := base(t)
+	tr.Retained[5] = 7 // after the close, nothing may be held
+	wantViolation(t, tr, "I9")
+}
+
+func TestI10SecretShown(t *testing.T) {
+	tr := base(t)
+	tr.Decisions[0].Preview.Value = `{"token":"s3","u":"ann"}`
+	wantViolation(t, tr, "I10")
+}
+
+func TestI11TwoVerdicts(t *testing.T) {
+	tr := base(t)
+	tr.Decisions = append(tr.Decisions, sealgate.Decision{At: 6, Kind: sealgate.Reject, Attempt: "r1", Item: "0", Reason: sealgate.Duplicate})
+	wantViolation(t, tr, "I11")
+}
+
+func TestI11NoVerdict(t *testing.T) {
+	tr := base(t)
+	tr.Decisions = tr.Decisions[:1]
+	tr.Retained[5] = 0
+	wantViolation(t, tr, "I11")
+}
+
+// routeToLast is a gate with a P3 bug (real-bugs.md): every delta goes to
+// the call begun last in its attempt, as a single shared buffer would.
+type routeToLast struct {
+	g    *gate.Gate
+	last map[string]string
+}
+
+func (r *routeToLast) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	switch ev.Kind {
+	case sealgate.Begin:
+		r.last[ev.Attempt] = ev.Item
+	case sealgate.Delta:
+		if it, ok := r.last[ev.Attempt]; ok {
+			ev.Item = it
+		}
+	}
+	return r.g.Feed(ev)
+}
+func (r *routeToLast) Retained() int { return r.g.Retained() }
+
+func TestI5CatchesSharedBuffer(t *testing.T) {
+	chk := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
+		g, err := gate.New(cfg, gate.NewMemoryLedger())
+		return &routeToLast{g: g, last: map[string]string{}}, err
+	}}
+	evs := []sealgate.Event{open1, begin1, sealgate.BeginEvent("r1", "1", "c2", "login"),
+		sealgate.DeltaEvent("r1", "0", []byte(`{"a":1}`)), sealgate.DeltaEvent("r1", "1", []byte(`{"b":2}`)),
+		end1, sealgate.EndEvent("r1", "1"), close1}
+	orig, err := chk.RunGate(cfgWithSecret(), evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = chk.CheckIsolation(cfgWithSecret(), evs, orig)
+	var v *check.Violation
+	if !errors.As(err, &v) || v.ID != "I5" {
+		t.Fatalf("want I5, got %v (decisions %v)", err, orig)
+	}
+	if check.Default.CheckIsolation(cfgWithSecret(), evs, check.Run(cfgWithSecret(), evs).Gate) != nil {
+		t.Fatal("the real gate fails I5 on the same stream")
+	}
+}
+
+// dropSingles is a gate that ignores one-byte fragments: right for any
+// stream whose fragments are longer, wrong under re-chunking.
+type dropSingles struct{ g *gate.Gate }
+
+func (d dropSingles) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	if ev.Kind == sealgate.Delta && len(ev.Bytes) == 1 {
+		ev.Bytes = nil
+	}
+	return d.g.Feed(ev)
+}
+func (d dropSingles) Retained() int { return d.g.Retained() }
+
+func TestI6CatchesChunkDependence(t *testing.T) {
+	chk := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
+		g, err := gate.New(cfg, gate.NewMemoryLedger())
+		return dropSingles{g}, err
+	}}
+	evs := []sealgate.Event{open1, begin1, delta1, end1, close1}
+	orig, _ := chk.RunGate(cfgWithSecret(), evs)
+	err := chk.CheckChunking(cfgWithSecret(), evs, orig, check.SingleBytes)
+	var v *check.Violation
+	if !errors.As(err, &v) || v.ID != "I6" {
+		t.Fatalf("want I6, got %v", err)
+	}
+	if err := check.Default.CheckChunking(cfgWithSecret(), evs, orig, check.SingleBytes); err != nil {
+		t.Fatalf("the real gate fails I6: %v", err)
+	}
+}
+
+func TestAllReportsModelDisagreement(t *testing.T) {
+	chk := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
+		g, err := gate.New(cfg, gate.NewMemoryLedger())
+		return dropSingles{g}, err
+	}}
+	evs := []sealgate.Event{open1, begin1, sealgate.DeltaEvent("r1", "0", []byte("{")), sealgate.DeltaEvent("r1", "0", []byte(`"a":1}`)), end1, close1}
+	err := chk.All(cfgWithSecret(), evs)
+	if err == nil || !strings.HasPrefix(err.Error(), "I12") {
+		t.Fatalf("want an I12 gate == model failure, got %v", err)
+	}
+}
+
+func TestRechunkMapsEvents(t *testing.T) {
+	evs := []sealgate.Event{open1, sealgate.DeltaEvent("r1", "0", []byte("abc")), close1}
+	out, from := check.Rechunk(evs, check.SingleBytes)
+	if len(out) != 5 || from[1] != 2 || from[3] != 2 || from[4] != 3 || string(out[2].Bytes) != "b" {
+		t.Fatalf("Rechunk gave %v / %v", out, from)
+	}
+}
+
+func TestSerializeGroupsCalls(t *testing.T) {
+	d := func(item, b string) sealgate.Event { return sealgate.DeltaEvent("r1", item, []byte(b)) }
+	evs := []sealgate.Event{open1, begin1, sealgate.BeginEvent("r1", "1", "c2", "login"), d("1", "x"), d("0", "y"), peek1, d("1", "z"), close1}
+	out, moved := check.Serialize(evs)
+	var got []string
+	for _, e := range out {
+		got = append(got, e.Kind.String()+e.Item+string(e.Bytes))
+	}
+	want := "open begin0 delta0y begin1 delta1x peek0 delta1z close"
+	if !moved || strings.Join(got, " ") != want {
+		t.Fatalf("Serialize gave %q, want %q", strings.Join(got, " "), want)
+	}
+}

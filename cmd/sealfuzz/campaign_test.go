@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"sealgate/check"
+	"sealgate/scn"
+)
+
+// These tests build instrumented binaries with `go test -c -fuzz`, so they
+// take tens of seconds; -short skips them.
+
+func needGo(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds fuzzing binaries; skipped with -short")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+}
+
+// copyDir copies a small folder tree (the fake target) so the campaign can
+// write its crashers without touching the repository.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCampaignFakeTarget: the campaign discovers both targets of a tiny
+// package, keeps going after one fails, moves the crasher out of
+// testdata/fuzz, and reports it in the summary.
+func TestCampaignFakeTarget(t *testing.T) {
+	needGo(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "fake"), dir)
+	var out, errb bytes.Buffer
+	c := &campaign{dir: dir, total: 16 * time.Second, slice: 4 * time.Second, regress: filepath.Join(dir, "regress"),
+		stdout: &out, stderr: &errb, stats: map[string]*targetStats{}, broken: map[string]bool{}}
+	if err := c.run(context.Background()); err != nil {
+		t.Fatalf("campaign: %v\n%s", err, errb.String())
+	}
+	report := out.String()
+	for _, want := range []string{"FuzzFails", "FuzzPasses", "summary:"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("summary lacks %q:\n%s", want, report)
+		}
+	}
+	if len(c.targets) != 2 {
+		t.Errorf("discovered targets %v, want FuzzFails and FuzzPasses", c.targets)
+	}
+	if st := c.stats["FuzzPasses"]; st == nil || st.slices == 0 || st.fails != 0 {
+		t.Errorf("FuzzPasses was not fuzzed cleanly: %+v", st)
+	}
+	if len(c.fails) == 0 {
+		t.Fatalf("the planted failure was not collected:\n%s\n%s", report, errb.String())
+	}
+	f := c.fails[0]
+	if f.target != "FuzzFails" || !strings.Contains(f.input, filepath.Join(".sealfuzz", "crashers")) {
+		t.Errorf("failure %+v: want FuzzFails with its input moved under .sealfuzz/crashers", f)
+	}
+	if _, err := os.Stat(f.input); err != nil {
+		t.Errorf("collected input: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "testdata", "fuzz", "FuzzFails", "*")); len(left) != 0 {
+		t.Errorf("crasher left in testdata/fuzz, where it would stop the next turn: %v", left)
+	}
+	if c.stats["FuzzFails"].slices < 2 {
+		t.Errorf("the campaign did not keep fuzzing FuzzFails after its failure: %+v", c.stats["FuzzFails"])
+	}
+}
+
+// TestGoFuzzCatchesReleaseAtEnd plants "release at end under after-turn"
+// in the gate (by environment, as fuzz workers are separate processes):
+// go fuzz must find it without the corpus's help, and the campaign must
+// reduce it to a readable scenario of at most 6 events.
+func TestGoFuzzCatchesReleaseAtEnd(t *testing.T) {
+	needGo(t)
+	t.Setenv(check.FaultsEnv, "release-at-end")
+	regress := t.TempDir()
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	var out, errb bytes.Buffer
+	c := &campaign{dir: root, total: 3 * time.Minute, slice: 3 * time.Minute, targets: []string{"FuzzGateVsModel"},
+		regress: regress, stop: true, stdout: &out, stderr: &errb, stats: map[string]*targetStats{}, broken: map[string]bool{}}
+	start := time.Now()
+	if err := c.run(context.Background()); err != nil {
+		t.Fatalf("campaign: %v\n%s", err, errb.String())
+	}
+	t.Cleanup(func() {
+		os.Remove(filepath.Join(root, "testdata", "fuzz", "FuzzGateVsModel"))
+		os.Remove(filepath.Join(root, "testdata", "fuzz"))
+		os.Remove(filepath.Join(root, "testdata"))
+	})
+	if len(c.fails) == 0 {
+		t.Fatalf("go fuzz did not find the planted bug in %v:\n%s\n%s", c.total, out.String(), errb.String())
+	}
+	f := c.fails[0]
+	t.Logf("found in %v (build included), fuzzing %v: %s", time.Since(start).Round(time.Second), c.stats["FuzzGateVsModel"].elapsed.Round(time.Millisecond), f.check)
+	if f.input != "" {
+		defer os.Remove(f.input)
+	}
+	if f.regress == "" {
+		t.Fatalf("failure not reduced: %+v\n%s", f, out.String())
+	}
+	s, err := scn.ParseFile(f.regress)
+	if err != nil {
+		t.Fatalf("reduced scenario does not parse: %v", err)
+	}
+	if len(s.Events) > 6 {
+		t.Errorf("reduced to %d events, want at most 6:\n%s", len(s.Events), s.Format())
+	}
+	if len(s.Notes) == 0 || !strings.Contains(s.Notes[0], f.check) {
+		t.Errorf("reduced scenario does not name its failing check %s:\n%s", f.check, s.Format())
+	}
+	t.Logf("reduced scenario:\n%s", s.Format())
+}

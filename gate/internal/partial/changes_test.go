@@ -1,0 +1,187 @@
+package partial
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// watchRun feeds chunks to p and, after each, applies the watcher's changes
+// to a view that must render exactly the snapshot. It returns every change.
+func watchRun(t testing.TB, p *Parser, chunks [][]byte) []Change {
+	t.Helper()
+	w := p.Watch()
+	var v View
+	var all []Change
+	check := func(at int) {
+		n := len(all)
+		all = w.Next(all)
+		for _, c := range all[n:] {
+			if !v.Apply(c) {
+				t.Fatalf("chunk %d: change %v does not fit the view %s", at, c, v.String())
+			}
+		}
+		if got, want := v.String(), p.Snapshot(); got != want {
+			t.Fatalf("chunk %d of %q: view %s, snapshot %s\nchanges: %v", at, chunks, got, want, all)
+		}
+	}
+	check(-1)
+	for i, ch := range chunks {
+		p.Write(ch)
+		check(i)
+	}
+	for i, c := range all {
+		if c.Kind == ChangeStop && i != len(all)-1 {
+			t.Fatalf("%q: changes after stop: %v", chunks, all[i:])
+		}
+	}
+	if stopped := len(all) > 0 && all[len(all)-1].Kind == ChangeStop; stopped != p.stopped {
+		t.Fatalf("%q: stop sent=%v, parser stopped=%v", chunks, stopped, p.stopped)
+	}
+	return all
+}
+
+func bytewise(in []byte) [][]byte {
+	var out [][]byte
+	for i := range in {
+		out = append(out, in[i:i+1])
+	}
+	return out
+}
+
+// TestWatchTable: for every table case, whole, byte by byte and split in
+// two at every position, the changes rebuild the snapshot after every write.
+func TestWatchTable(t *testing.T) {
+	for _, c := range cases {
+		in := []byte(c.in)
+		watchRun(t, c.parser(t), [][]byte{in})
+		watchRun(t, c.parser(t), bytewise(in))
+		for i := 0; i <= len(in) && len(in) < 300; i++ {
+			watchRun(t, c.parser(t), [][]byte{in[:i], in[i:]})
+		}
+	}
+}
+
+// TestWatchLateStart: a watcher created after bytes were written reports
+// them on its first Next, and two watchers do not disturb each other.
+func TestWatchLateStart(t *testing.T) {
+	in := []byte(`{"a":[1,"x\u00e9y",{"b":null}],"token":"zz","c":"long`)
+	p := New(64, 1<<20, [][]string{{"token"}})
+	early := p.Watch()
+	var ev View
+	for _, c := range early.Next(nil) {
+		ev.Apply(c)
+	}
+	p.Write(in[:20])
+	for _, c := range early.Next(nil) {
+		ev.Apply(c)
+	}
+	p.Write(in[20:])
+	late := p.Watch()
+	var lv View
+	for _, c := range late.Next(nil) {
+		if !lv.Apply(c) {
+			t.Fatalf("late: %v does not fit", c)
+		}
+	}
+	for _, c := range early.Next(nil) {
+		if !ev.Apply(c) {
+			t.Fatalf("early: %v does not fit", c)
+		}
+	}
+	want := `{"a":[1,"x\u00e9y",{"b":null}],"token":"[redacted]","c":"long"}`
+	if p.Snapshot() != want || lv.String() != want || ev.String() != want {
+		t.Fatalf("snapshot %s, late %s, early %s, want %s", p.Snapshot(), lv.String(), ev.String(), want)
+	}
+}
+
+// TestWatchKinds pins the change sequence of one stream.
+func TestWatchKinds(t *testing.T) {
+	p := New(64, 1<<20, [][]string{{"token"}})
+	chunks := [][]byte{[]byte(`{"path":"no`), []byte(`tes.md","n":[12,tr`), []byte(`ue],"token":"ab`), []byte(`c","x":1}x`)}
+	var got []string
+	for _, c := range watchRun(t, p, chunks) {
+		got = append(got, c.String())
+	}
+	want := []string{`open . {`, `open /"path" "`, `grow /"path" no`, `grow /"path" tes.md`, `close /"path"`,
+		`open /"n" [`, `scalar /"n"/0 12`, `scalar /"n"/1 true`, `close /"n"`, `redacted /"token"`,
+		`scalar /"x" 1`, `close .`, `stop . violation`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestWatchSecretsNeverSent: a secret value split at every position never
+// puts any of its bytes into a change.
+func TestWatchSecretsNeverSent(t *testing.T) {
+	docs := []string{
+		`{"token":"QZQZ\u0051Z","a":1}`,
+		`{"token":-797.97e-7,"a":1}`,
+		`{"o":{"token":{"k":"QZ","l":[9,7,"QQ"]}},"a":1}`,
+		`{"o":{"token":"QZ`,
+	}
+	for _, d := range docs {
+		in := []byte(d)
+		for i := 0; i <= len(in); i++ {
+			for j := i; j <= len(in); j++ {
+				p := New(64, 1<<20, [][]string{{"token"}, {"o", "token"}})
+				for _, c := range watchRun(t, p, [][]byte{in[:i], in[i:j], in[j:]}) {
+					if strings.ContainsAny(c.Text, "QZ79k") {
+						t.Fatalf("%s split %d,%d: change %v shows secret bytes", d, i, j, c)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzWatch: any bytes, any chunking: the changes rebuild the snapshot after
+// every write, and nothing follows a stop.
+func FuzzWatch(f *testing.F) {
+	for _, c := range cases {
+		if len(c.in) < 200 {
+			f.Add([]byte(c.in), uint64(len(c.in)/2), uint8(3))
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20; i++ {
+		var b bytes.Buffer
+		genDoc(r, &b, 4)
+		f.Add(b.Bytes(), r.Uint64(), uint8(r.IntN(8)))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, cutBits uint64, depth uint8) {
+		if len(in) > 4096 {
+			return
+		}
+		var chunks [][]byte
+		last := 0
+		for k := 0; k < 4 && len(in) > 0; k++ {
+			c := int(cutBits>>(16*k)&0xFFFF) % (len(in) + 1)
+			if c >= last {
+				chunks = append(chunks, in[last:c])
+				last = c
+			}
+		}
+		chunks = append(chunks, in[last:])
+		watchRun(t, New(int(depth%8)+1, 1<<30, fuzzSecrets), chunks)
+		watchRun(t, New(int(depth%8)+1, int(cutBits%97)+1, fuzzSecrets), bytewise(in))
+	})
+}
+
+// TestWatchRandomValid: random valid documents fed in random chunks.
+func TestWatchRandomValid(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for n := 0; n < 2000; n++ {
+		var b bytes.Buffer
+		genDoc(r, &b, 5)
+		in := b.Bytes()
+		var chunks [][]byte
+		for len(in) > 0 {
+			k := min(len(in), r.IntN(9))
+			chunks = append(chunks, in[:k])
+			in = in[k:]
+		}
+		watchRun(t, New(64, 1<<30, fuzzSecrets), chunks)
+	}
+}
