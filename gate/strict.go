@@ -221,20 +221,86 @@ func isNumberByte(c byte) bool {
 }
 
 // numberOverflows reports whether a number literal rounds to an infinite
-// float64. Underflow to zero is allowed. Short literals with no exponent
-// cannot overflow and skip the conversion.
+// float64. Underflow to zero is allowed.
 func numberOverflows(num []byte) bool {
-	if len(num) < 300 && bytes.IndexAny(num, "eE") < 0 {
-		return false
+	_, finite := numberValue(string(num))
+	return !finite
+}
+
+// maxParseDigits bounds the significant digits handed to strconv.ParseFloat:
+// past 800 digits it misplaces the decimal point (Go 1.26:
+// "1"+900 zeros+"e-900" parses as 1e-101), so longer mantissas are cut to
+// this many digits plus a sticky nonzero digit, which keeps the rounding.
+const maxParseDigits = 767
+
+// numberValue returns the round-to-nearest float64 of a grammatical number
+// literal and whether it is finite, without trusting strconv with long
+// mantissas or huge exponents.
+func numberValue(lit string) (float64, bool) {
+	neg, digits, e := magnitude(lit)
+	switch {
+	case digits == "":
+		return 0, true
+	case e > 310: // at least 10^309: past the largest float64
+		return math.Inf(1), false
+	case e < -330: // below 10^-330: rounds to zero
+		if neg {
+			return math.Copysign(0, -1), true
+		}
+		return 0, true
 	}
-	f, err := strconv.ParseFloat(string(num), 64)
-	return err != nil && errors.Is(err, strconv.ErrRange) && math.IsInf(f, 0)
+	if len(digits) > maxParseDigits {
+		digits = digits[:maxParseDigits] + "1"
+	}
+	s := "0." + digits + "e" + strconv.FormatInt(e, 10)
+	if neg {
+		s = "-" + s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return f, !math.IsInf(f, 0)
+}
+
+// shortNumbers returns raw with every long number literal (where
+// strconv, and so jsontext's canonical form, goes wrong) replaced by the
+// shortest literal of the same float64, which canonicalizes identically;
+// raw itself when there is none. raw is strictly valid.
+func shortNumbers(raw []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; {
+		case c == '"':
+			j, _ := scanString(raw, i)
+			i = j
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i + 1
+			for j < len(raw) && isNumberByte(raw[j]) {
+				j++
+			}
+			if j-i > 300 {
+				f, _ := numberValue(string(raw[i:j]))
+				out = append(append(out, raw[last:i]...), strconv.FormatFloat(f, 'g', -1, 64)...)
+				last = j
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	if out == nil {
+		return raw
+	}
+	return append(out, raw[last:]...)
 }
 
 // canonical returns the RFC 8785 form of a strictly valid JSON text. It
-// copies raw first: jsontext formats in place.
+// copies raw first (jsontext formats in place) and shortens long numbers
+// first (jsontext parses them with strconv).
 func canonical(raw []byte) ([]byte, error) {
-	v := jsontext.Value(bytes.Clone(raw))
+	v := jsontext.Value(bytes.Clone(shortNumbers(raw)))
 	if err := v.Canonicalize(); err != nil {
 		return nil, errors.New("canonical form failed")
 	}
