@@ -3,6 +3,7 @@ package sealgate_test
 import (
 	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"sealgate"
@@ -116,4 +117,32 @@ func eventLines(evs []sealgate.Event) string {
 		s += fmt.Sprintf("%3d  %s\n", i+1, e)
 	}
 	return s
+}
+
+// TestSchemaNumbersExact: schema checks see a number's exact value whatever
+// its spelling. A 1 MB literal worth exactly 1e-300, written with an
+// exponent past a million (which the schema library cannot hold), is
+// released by both implementations and is a duplicate of 1e-300 written
+// short.
+func TestSchemaNumbersExact(t *testing.T) {
+	long := "1" + strings.Repeat("0", 999701) + "e-1000001"
+	cfg := sealgate.DefaultConfig()
+	cfg.Tools = []sealgate.Tool{{Name: "m", Schema: `{"type":"object","properties":{"n":{"exclusiveMinimum":0,"maximum":1e-299}}}`}}
+	evs := []sealgate.Event{
+		sealgate.OpenEvent("r1", "t1"),
+		sealgate.BeginEvent("r1", "0", "c0", "m"),
+		sealgate.DeltaEvent("r1", "0", []byte(`{"n":`+long+`}`)),
+		sealgate.EndEvent("r1", "0"),
+		sealgate.BeginEvent("r1", "1", "c1", "m"),
+		sealgate.DeltaEvent("r1", "1", []byte(`{"n":1e-300}`)),
+		sealgate.EndEvent("r1", "1"),
+		sealgate.CloseEvent("r1", sealgate.Complete),
+	}
+	res := check.Run(cfg, evs)
+	if err := res.Agree(); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Gate) != 2 || res.Gate[0].Kind != sealgate.Release || res.Gate[1].Reason != sealgate.Duplicate {
+		t.Fatalf("want a release and a duplicate, got %v / %v", res.Gate[0].Kind, res.Gate[1])
+	}
 }

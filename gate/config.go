@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,12 +177,9 @@ func decodeNumbers(raw []byte) (any, error) {
 	return v, nil
 }
 
-// tinyMagnitude: a nonzero number below 1e-400 in magnitude. The schema
-// library's exact arithmetic panics on exponents past a million and is slow
-// long before; schemas may not hold such numbers (schemaRules), and in
-// arguments they are handed to the validator as ±0.DIGITS×10^-400: nonzero,
-// same sign, smaller than any nonzero schema number, so comparisons and
-// multipleOf stay exact. Only uniqueItems could see two of them as equal.
+// tinyMagnitude: a nonzero number below 1e-400 in magnitude. Schemas may
+// not hold such numbers (schemaRules); in arguments they reach the
+// validator as a stand-in (see schemaNumbers).
 const tinyMagnitude = -400
 
 // magnitude returns the digits of a number literal without leading and
@@ -220,30 +218,64 @@ func magnitude(lit string) (neg bool, digits string, e int64) {
 	return neg, digits, e + x
 }
 
-// clampTiny rewrites every tiny number in a decoded document (see
-// tinyMagnitude) in place and returns the document.
-func clampTiny(v any) any {
+// schemaNumbers rewrites, in place, every number of a decoded document
+// into the form the schema validator can take exactly. Its big.Rat
+// arithmetic refuses exponents past a million (and panics) and is slow
+// long before, while the literal as written may carry any exponent: so
+// each number becomes its exact value as DIGITSeSCALE (significant digits
+// only), and a nonzero number below 1e-400 becomes a stand-in: same sign,
+// below 1e-400 (so below every nonzero number a schema may hold), one per
+// value (so const, enum and uniqueItems stay exact). The stand-in is
+// 0.S×10^-400 with S = "1", the length of -E in 8 digits, -E, the digits,
+// for a number 0.DIGITS×10^E.
+func schemaNumbers(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, x := range v {
-			v[k] = clampTiny(x)
+			v[k] = schemaNumbers(x)
 		}
 	case []any:
 		for i, x := range v {
-			v[i] = clampTiny(x)
+			v[i] = schemaNumbers(x)
 		}
 	case json.Number:
 		neg, digits, e := magnitude(string(v))
-		if digits == "" || e > tinyMagnitude {
-			return v
-		}
-		s := "0." + digits + "e" + strconv.Itoa(tinyMagnitude)
+		sign := ""
 		if neg {
-			s = "-" + s
+			sign = "-"
 		}
-		return json.Number(s)
+		switch {
+		case digits == "":
+			return json.Number("0")
+		case e > tinyMagnitude:
+			return json.Number(sign + digits + "e" + strconv.FormatInt(e-int64(len(digits)), 10))
+		}
+		minusE := new(big.Int).Neg(exactMagnitude(string(v))).String()
+		sig := fmt.Sprintf("1%08d%s%s", len(minusE), minusE, digits)
+		return json.Number(sign + sig + "e" + strconv.Itoa(tinyMagnitude-len(sig)))
 	}
 	return v
+}
+
+// exactMagnitude is magnitude's exponent without saturation, for the rare
+// tiny number whose exponent is too long for an int64.
+func exactMagnitude(lit string) *big.Int {
+	s := strings.TrimPrefix(lit, "-")
+	mant, exp := s, ""
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant, exp = s[:i], s[i+1:]
+	}
+	intPart := mant
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		intPart = mant[:i]
+	}
+	all := strings.Replace(mant, ".", "", 1)
+	lead := len(all) - len(strings.TrimLeft(all, "0"))
+	e := big.NewInt(int64(len(intPart) - lead))
+	if x, ok := new(big.Int).SetString(strings.TrimPrefix(exp, "+"), 10); ok {
+		e.Add(e, x)
+	}
+	return e
 }
 
 // schemaRules applies the SPEC's limits on what a schema may say: every

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"sealgate"
 	"sealgate/gate/internal/partial"
 )
 
@@ -93,11 +92,3 @@ func (s *PreviewStream) Next(dst []PreviewChange) []PreviewChange {
 // Bytes is the count a peek would answer at the last Next: every byte
 // received, not capped; 0 once the call is gone.
 func (s *PreviewStream) Bytes() int { return s.last }
-
-// Preview answers as a peek would, from the stream's own view of the call.
-func (s *PreviewStream) Preview() sealgate.Preview {
-	if s.w == nil || !s.live() {
-		return sealgate.NoPreview
-	}
-	return sealgate.Preview{Bytes: len(s.c.buf), Value: s.c.preview.Snapshot()}
-}

@@ -31,8 +31,8 @@ func (g *Gate) seal(a *attempt, c *call, pending map[string]struct{}) (verdict, 
 	if t == nil {
 		return verdict{reason: sealgate.SchemaFailed}, nil
 	}
-	doc, err := decodeNumbers(c.buf)
-	if err != nil || !schemaAccepts(t, clampTiny(doc)) {
+	doc, err := decodeArgs(c.buf)
+	if err != nil || !schemaAccepts(t, schemaNumbers(doc)) {
 		return verdict{reason: sealgate.SchemaFailed}, nil
 	}
 	if t.allow != nil && !allowed(t.allow, doc) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -90,11 +91,42 @@ func schemaRules(v *value) error {
 // tinyExponent: a number 0.d1d2...×10^E with E at or below it is smaller
 // than 1e-400 in magnitude. The validator's exact arithmetic cannot take
 // exponents past a million (it panics) and is slow long before, so such a
-// number is handed over as 0.d1d2...×10^-400: still nonzero, same sign,
-// still smaller than every nonzero number a schema may hold, so every
-// comparison and multipleOf gives the exact answer. (Two such numbers that
-// differ only in exponent become equal, which matters only to uniqueItems.)
+// number is handed over as a stand-in (tinyStandIn): nonzero, same sign,
+// below 1e-400 and so below every nonzero number a schema may hold, and
+// distinct for distinct values, so comparisons, multipleOf, const, enum and
+// uniqueItems all give the exact answer.
 const tinyExponent = -400
+
+// tinyStandIn encodes a tiny number 0.DIGITS×10^E as 0.S×10^-400 where
+// S = "1", the length of -E in 8 digits, -E, DIGITS: one value per (E,
+// DIGITS), and DIGITS ends in a nonzero digit, so S does too.
+func tinyStandIn(neg bool, digits string, e *big.Int) json.Number {
+	minusE := new(big.Int).Neg(e).String()
+	sig := fmt.Sprintf("1%08d%s%s", len(minusE), minusE, digits)
+	s := sig + "e" + strconv.Itoa(tinyExponent-len(sig))
+	if neg {
+		s = "-" + s
+	}
+	return json.Number(s)
+}
+
+// exactExponent returns E for a number literal with significant digits,
+// |n| = 0.DIGITS×10^E, computed without any bound on the exponent.
+func exactExponent(lit string) *big.Int {
+	s := strings.TrimPrefix(lit, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	all := intPart + frac
+	lead := len(all) - len(strings.TrimLeft(all, "0"))
+	e := big.NewInt(int64(len(intPart) - lead))
+	if exp != "" {
+		x, ok := new(big.Int).SetString(strings.TrimPrefix(exp, "+"), 10)
+		if ok {
+			e.Add(e, x)
+		}
+	}
+	return e
+}
 
 // toAny builds the value the validator reads from the model's own tree.
 // Numbers are json.Number holding an exact normalized decimal
@@ -123,7 +155,7 @@ func toAny(v *value) any {
 			return json.Number("0")
 		}
 		if int64(len(digits))+scale <= tinyExponent {
-			scale = tinyExponent - int64(len(digits))
+			return tinyStandIn(neg, digits, exactExponent(v.lit))
 		}
 		s := digits
 		if neg {

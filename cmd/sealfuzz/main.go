@@ -23,6 +23,11 @@ replay flags:
   -print    print only the gate's decision lines, in the SPEC format
   -model    with -print: print the model's decisions instead
   -update   rewrite each file's expected part, only where gate and model agree
+  -wire P   decode FILE as a vendor body (P: openai-responses, openai-chat, anthropic,
+            gemini; .jsonl files are one payload per line) and print it as a .scn:
+            configuration, decoded events, ----, the gate's decisions
+  -config F with -wire: take the configuration lines of the .scn file F; without it
+            every tool in the stream is declared {"type":"object"} with no rule
 `
 
 func main() {

@@ -19,7 +19,16 @@ func replayMain(args []string, stdout, stderr io.Writer) int {
 	printOnly := fset.Bool("print", false, "print only the gate's decisions")
 	useModel := fset.Bool("model", false, "with -print, print the model's decisions")
 	update := fset.Bool("update", false, "rewrite expected decisions where gate and model agree")
+	wireName := fset.String("wire", "", "decode FILE as a vendor body: openai-responses, openai-chat, anthropic or gemini")
+	config := fset.String("config", "", "with -wire: take the configuration lines of this .scn file")
 	if err := fset.Parse(args); err != nil {
+		return 2
+	}
+	if *wireName != "" {
+		return wireMain(*wireName, *config, *printOnly, fset.Args(), stdout, stderr)
+	}
+	if *config != "" {
+		fmt.Fprintln(stderr, "sealfuzz replay: -config goes with -wire")
 		return 2
 	}
 	if fset.NArg() == 0 {

@@ -1,0 +1,106 @@
+package gate
+
+import (
+	"testing"
+
+	"sealgate"
+)
+
+// streamAll reads a stream and applies its changes to v.
+func streamAll(t *testing.T, s *PreviewStream, v *PreviewView) []PreviewChange {
+	t.Helper()
+	cs := s.Next(nil)
+	for _, c := range cs {
+		if !v.Apply(c) {
+			t.Fatalf("change %v does not fit %s", c, v.String())
+		}
+	}
+	return cs
+}
+
+// TestWatchEndsWithTheCall: a stream follows its call's peeks and sends
+// gone exactly once when the call stops being live, however that happens.
+func TestWatchEndsWithTheCall(t *testing.T) {
+	small := withLimits(func(l *sealgate.Limits) { l.CallBytes = 40 })
+	for _, tc := range []struct {
+		name string
+		end  []sealgate.Event
+	}{
+		{"close complete", []sealgate.Event{sealgate.EndEvent("r", "0"), sealgate.CloseEvent("r", sealgate.Complete)}},
+		{"close truncated", []sealgate.Event{sealgate.CloseEvent("r", sealgate.Truncated)}},
+		{"restart", []sealgate.Event{sealgate.RestartEvent()}},
+		{"poisoned", []sealgate.Event{sealgate.DeltaEvent("r", "9", []byte("x"))}},
+		{"superseded", []sealgate.Event{sealgate.OpenEvent("r2", "t")}},
+		{"too large", []sealgate.Event{sealgate.DeltaEvent("r", "0", []byte(`0123456789012345678901234567890123456789`))}},
+	} {
+		g, err := New(testConfig(small), NewMemoryLedger())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := g.Watch("r", "0"); ok {
+			t.Fatalf("%s: Watch of an unknown attempt", tc.name)
+		}
+		g.Feed(sealgate.OpenEvent("r", "t"))
+		g.Feed(sealgate.BeginEvent("r", "0", "c", "save_file"))
+		s, ok := g.Watch("r", "0")
+		if !ok {
+			t.Fatalf("%s: Watch of a live call refused", tc.name)
+		}
+		var v PreviewView
+		g.Feed(sealgate.DeltaEvent("r", "0", []byte(`{"path":"a.md","content":"x`)))
+		streamAll(t, s, &v)
+		ds, _ := g.Feed(sealgate.PeekEvent("r", "0"))
+		if v.String() != ds[0].Preview.Value || s.Bytes() != ds[0].Preview.Bytes {
+			t.Fatalf("%s: stream %s bytes=%d, peek %v", tc.name, v.String(), s.Bytes(), ds[0])
+		}
+		for _, ev := range tc.end {
+			g.Feed(ev)
+		}
+		cs := streamAll(t, s, &v)
+		if len(cs) != 1 || cs[0].Kind != ChangeGone || v.String() != "-" || s.Bytes() != 0 {
+			t.Fatalf("%s: after the end: %v, view %s, bytes %d", tc.name, cs, v.String(), s.Bytes())
+		}
+		if cs := s.Next(nil); len(cs) != 0 {
+			t.Fatalf("%s: changes after gone: %v", tc.name, cs)
+		}
+		if _, ok := g.Watch("r", "0"); ok {
+			t.Fatalf("%s: Watch of a call that is not live", tc.name)
+		}
+	}
+}
+
+// TestWatchSecretAndCap: a secret member shows redacted, and the stream
+// stops at preview-bytes like the peek.
+func TestWatchSecretAndCap(t *testing.T) {
+	cfg := testConfig(withTool(sealgate.Tool{Name: "login", Schema: `{"type":"object"}`, Secrets: []string{"password"}}),
+		withLimits(func(l *sealgate.Limits) { l.PreviewBytes = 30 }))
+	g, err := New(cfg, NewMemoryLedger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Feed(sealgate.OpenEvent("r", "t"))
+	g.Feed(sealgate.BeginEvent("r", "0", "c", "login"))
+	s, _ := g.Watch("r", "0")
+	var v PreviewView
+	var all []PreviewChange
+	for _, part := range []string{`{"user":"ann","pass`, `word":"hun`, `ter2","note":"abcdefghij"}`} {
+		g.Feed(sealgate.DeltaEvent("r", "0", []byte(part)))
+		all = append(all, streamAll(t, s, &v)...)
+		ds, _ := g.Feed(sealgate.PeekEvent("r", "0"))
+		if v.String() != ds[0].Preview.Value {
+			t.Fatalf("after %q: stream %s, peek %s", part, v.String(), ds[0].Preview.Value)
+		}
+	}
+	if want := `{"user":"ann","password":"[redacted]"}`; v.String() != want {
+		t.Fatalf("view %s, want %s", v.String(), want)
+	}
+	last := all[len(all)-1]
+	if last.Kind != ChangeStop || last.Violation {
+		t.Fatalf("last change %v, want a stop at the cap", last)
+	}
+	for _, c := range all {
+		if c.Kind == ChangeRedacted && (len(c.Path) != 1 || c.Path[0].Name != "password" || c.Text != "") {
+			t.Fatalf("redacted change %v", c)
+		}
+	}
+}
