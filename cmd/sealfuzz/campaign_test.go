@@ -58,7 +58,7 @@ func TestCampaignFakeTarget(t *testing.T) {
 	dir := t.TempDir()
 	copyDir(t, filepath.Join("testdata", "fake"), dir)
 	var out, errb bytes.Buffer
-	c := &campaign{dir: dir, total: 16 * time.Second, slice: 4 * time.Second, regress: filepath.Join(dir, "regress"),
+	c := &campaign{dir: dir, total: 30 * time.Second, slice: 3 * time.Second, regress: filepath.Join(dir, "regress"),
 		stdout: &out, stderr: &errb, stats: map[string]*targetStats{}, broken: map[string]bool{}}
 	if err := c.run(context.Background()); err != nil {
 		t.Fatalf("campaign: %v\n%s", err, errb.String())
