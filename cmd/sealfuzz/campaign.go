@@ -22,7 +22,7 @@ import (
 // a reduced scenario in corpus/regress.
 
 type campaign struct {
-	dir      string // package to fuzz (the repository root)
+	dir      string // one package to fuzz; "" means every package of the module with fuzz targets
 	total    time.Duration
 	slice    time.Duration
 	targets  []string
@@ -33,11 +33,20 @@ type campaign struct {
 	stderr   io.Writer
 	terminal bool
 
-	bin    string
-	cache  string
+	minimize time.Duration // go fuzz's -fuzzminimizetime (0: go's default, 60s)
+
+	where  map[string]*fuzzPkg // target name -> its package
 	stats  map[string]*targetStats
 	fails  []failure
 	broken map[string]bool // targets that fail on a seed: fuzzing them again would stop at once
+}
+
+// fuzzPkg is one package with fuzz targets and its instrumented binary.
+type fuzzPkg struct {
+	dir   string // absolute
+	rel   string // for names: "" for the package in the working directory
+	bin   string
+	cache string
 }
 
 type targetStats struct {
@@ -62,7 +71,8 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	slice := fs.Duration("slice", 0, "time per target per turn (default: -for / (2 x targets), between 10s and 5m)")
 	targets := fs.String("targets", "", "comma-separated fuzz targets (default: every Fuzz* target)")
 	workers := fs.Int("workers", 0, "fuzzing workers (default: GOMAXPROCS)")
-	dir := fs.String("dir", ".", "the package holding the fuzz targets")
+	dir := fs.String("dir", "", "fuzz only the package in this folder (default: every package of the module with fuzz targets)")
+	minimize := fs.Duration("minimize", 5*time.Second, "time go fuzz may spend minimizing each new input (its default, 60s, stalls slow targets)")
 	regress := fs.String("regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
 	stopFirst := fs.Bool("stop", false, "stop at the first failure")
 	if err := fs.Parse(args); err != nil {
@@ -76,7 +86,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sealfuzz: -for must be positive")
 		return 2
 	}
-	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress, stop: *stopFirst,
+	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress, stop: *stopFirst, minimize: *minimize,
 		stdout: stdout, stderr: stderr, terminal: isTerminal(stdout), stats: map[string]*targetStats{},
 		broken: map[string]bool{}}
 	if *targets != "" {
@@ -109,22 +119,37 @@ func (c *campaign) run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	c.bin = filepath.Join(tmp, "fuzz.test")
-	fmt.Fprintf(c.stdout, "building the instrumented test binary (go test -c -fuzz=. %s)...\n", c.dir)
-	build := exec.CommandContext(ctx, "go", "test", "-c", "-fuzz=.", "-o", c.bin, ".")
-	build.Dir = c.dir
-	build.Stdout, build.Stderr = c.stderr, c.stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("build failed: %v", err)
-	}
-	all, err := listTargets(ctx, c.bin, c.dir)
+	pkgs, err := c.packages(ctx)
 	if err != nil {
 		return err
 	}
-	if c.targets, err = pickTargets(all, c.targets); err != nil {
-		return err
+	c.where = map[string]*fuzzPkg{}
+	var all []string
+	for i, p := range pkgs {
+		p.bin = filepath.Join(tmp, fmt.Sprintf("fuzz%d.test", i))
+		fmt.Fprintf(c.stdout, "building the instrumented test binary (go test -c -fuzz=. in %s)...\n", p.dir)
+		build := exec.CommandContext(ctx, "go", "test", "-c", "-fuzz=.", "-o", p.bin, ".")
+		build.Dir = p.dir
+		build.Stdout, build.Stderr = c.stderr, c.stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build in %s failed: %v", p.dir, err)
+		}
+		names, err := listTargets(ctx, p.bin, p.dir)
+		if err != nil {
+			return err
+		}
+		if p.cache, err = fuzzCache(p.dir); err != nil {
+			return err
+		}
+		for _, n := range names {
+			if p.rel != "" {
+				n = p.rel + "/" + n
+			}
+			c.where[n] = p
+			all = append(all, n)
+		}
 	}
-	if c.cache, err = fuzzCache(c.dir); err != nil {
+	if c.targets, err = pickTargets(all, c.targets); err != nil {
 		return err
 	}
 	if c.slice <= 0 {
@@ -147,6 +172,48 @@ func (c *campaign) run(ctx context.Context) error {
 	}
 	c.summary()
 	return nil
+}
+
+// packages lists the packages to fuzz: c.dir alone, or every package of
+// the module below the working directory whose tests declare a Fuzz target.
+func (c *campaign) packages(ctx context.Context) ([]*fuzzPkg, error) {
+	if c.dir != "" {
+		abs, err := filepath.Abs(c.dir)
+		return []*fuzzPkg{{dir: abs}}, err
+	}
+	out, err := exec.CommandContext(ctx, "go", "list", "-f", "{{.Dir}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}}", "./...").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %v", err)
+	}
+	wd, _ := os.Getwd()
+	var pkgs []*fuzzPkg
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		dir, files, _ := strings.Cut(line, "\t")
+		if !hasFuzzTarget(dir, strings.Split(files, ",")) {
+			continue
+		}
+		rel, err := filepath.Rel(wd, dir)
+		if err != nil || rel == "." {
+			rel = ""
+		}
+		pkgs = append(pkgs, &fuzzPkg{dir: dir, rel: filepath.ToSlash(rel)})
+	}
+	if len(pkgs) == 0 {
+		return nil, errors.New("no package below the working directory has fuzz targets")
+	}
+	return pkgs, nil
+}
+
+func hasFuzzTarget(dir string, files []string) bool {
+	for _, f := range files {
+		if f == "" {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil && strings.Contains(string(b), "\nfunc Fuzz") {
+			return true
+		}
+	}
+	return false
 }
 
 // listTargets asks the test binary which fuzz targets it has.
@@ -213,13 +280,18 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 		st = &targetStats{}
 		c.stats[target] = st
 	}
-	args := []string{"-test.run=^$", "-test.fuzz=^" + target + "$", "-test.fuzztime=" + d.String(),
-		"-test.fuzzcachedir=" + c.cache}
+	p := c.where[target]
+	name := target[strings.LastIndex(target, "/")+1:]
+	args := []string{"-test.run=^$", "-test.fuzz=^" + name + "$", "-test.fuzztime=" + d.String(),
+		"-test.fuzzcachedir=" + p.cache}
+	if c.minimize > 0 {
+		args = append(args, "-test.fuzzminimizetime="+c.minimize.String())
+	}
 	if c.workers > 0 {
 		args = append(args, "-test.parallel="+strconv.Itoa(c.workers))
 	}
-	cmd := exec.CommandContext(ctx, c.bin, args...)
-	cmd.Dir = c.dir
+	cmd := exec.CommandContext(ctx, p.bin, args...)
+	cmd.Dir = p.dir
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -261,7 +333,7 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	st.slices++
 	if crasher != "" {
 		st.fails++
-		c.collect(target, filepath.Join(c.dir, crasher), strings.Join(tail, "\n"))
+		c.collect(target, p.dir, filepath.Join(p.dir, crasher), strings.Join(tail, "\n"))
 		return nil
 	}
 	if runErr != nil && ctx.Err() == nil {
@@ -270,13 +342,13 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 		st.fails++
 		c.broken[target] = true
 		c.fails = append(c.fails, failure{target: target, check: firstLine(strings.Join(tail, "\n")),
-			note: fmt.Sprintf("a seed input fails (%v): rerun it with go test -run='^%s$' and fix it first; the target is not fuzzed again this campaign", runErr, target)})
+			note: fmt.Sprintf("a seed input fails (%v): rerun it with go test -run='^%s$' in %s and fix it first; the target is not fuzzed again this campaign", runErr, name, p.dir)})
 	}
 	return nil
 }
 
 func (c *campaign) progress(target string, el time.Duration, execs int64, rate, newInt, fails int, deadline time.Time, last *time.Time) {
-	line := fmt.Sprintf("%-18s %8s  execs %-10d %6d/s  new %-5d failures %-3d  (%v left)",
+	line := fmt.Sprintf("%-34s %8s  execs %-10d %6d/s  new %-5d failures %-3d  (%v left)",
 		target, el.Round(time.Second), execs, rate, newInt, len(c.fails), time.Until(deadline).Round(time.Second))
 	if c.terminal {
 		fmt.Fprintf(c.stdout, "\r%s\x1b[K", line)

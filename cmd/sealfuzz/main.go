@@ -13,7 +13,7 @@ import (
 )
 
 const usage = `usage:
-  sealfuzz [-for 10m] [-targets FuzzA,FuzzB] [-slice D] [-workers N] [-stop]
+  sealfuzz [-for 10m] [-targets FuzzA,wire/FuzzB] [-slice D] [-workers N] [-stop] [-dir PKG]
                                    the fuzzing campaign (the main job); failures are
                                    reduced into corpus/regress/CHECK.scn
   sealfuzz replay [flags] PATH...  replay .scn files (folders are searched for *.scn)
