@@ -10,6 +10,7 @@ import (
 
 	"sealgate/check"
 	"sealgate/internal/faults"
+	"sealgate/machine"
 	"sealgate/reduce"
 )
 
@@ -71,19 +72,19 @@ func withRapidFlags(t *testing.T, seed uint64, f func()) {
 func TestRapidCatchesReleaseAtEnd(t *testing.T) {
 	chk := check.WithFaults(faults.Set{ReleaseAtEnd: true})
 	for _, seed := range []uint64{1, 2, 3} {
-		var got failure
+		var got machine.Failure
 		rec := &recorder{name: t.Name()}
-		withRapidFlags(t, seed, func() { rapid.Check(rec, runMachine(chk, &got)) })
-		if !rec.failed || got.err == nil {
+		withRapidFlags(t, seed, func() { rapid.Check(rec, machine.Run(chk, &got)) })
+		if !rec.failed || got.Err == nil {
 			t.Fatalf("seed %d: rapid did not catch a gate that releases at end under after-turn", seed)
 		}
-		res, err := reduce.Reduce(got.cfg, got.events, chk.All, reduce.Options{})
+		res, err := reduce.Reduce(got.Config, got.Events, chk.All, reduce.Options{})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		if len(res.Events) > 6 {
 			t.Errorf("seed %d: reduced to %d events, want at most 6:\n%s", seed, len(res.Events), reduce.Text(res.Config, res.Events, res.Err))
 		}
-		t.Logf("seed %d: caught (%v); %d events after rapid's shrinking, %d after reduction", seed, reduce.ID(got.err), len(got.events), len(res.Events))
+		t.Logf("seed %d: caught (%v); %d events after rapid's shrinking, %d after reduction", seed, reduce.ID(got.Err), len(got.Events), len(res.Events))
 	}
 }
