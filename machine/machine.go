@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"pgregory.net/rapid"
@@ -202,7 +203,11 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"": func(t *rapid.T) {
 			if err := m.chk.All(m.cfg, m.events); err != nil {
 				if m.failed != nil {
-					*m.failed = Failure{m.cfg, append([]sealgate.Event(nil), m.events...), err}
+					first := m.failed.First
+					if first.IsZero() {
+						first = time.Now()
+					}
+					*m.failed = Failure{m.cfg, append([]sealgate.Event(nil), m.events...), err, first}
 				}
 				t.Fatalf("%v\n\nthe stream so far, as a scenario:\n%s", err, reduce.Text(m.cfg, m.events, err))
 			}
@@ -215,6 +220,7 @@ type Failure struct {
 	Config sealgate.Config
 	Events []sealgate.Event
 	Err    error
+	First  time.Time // when a check failed for the first time
 }
 
 // Run is the state-machine property against a checker's gate; the
