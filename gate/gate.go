@@ -288,7 +288,7 @@ func (g *Gate) delta(ev sealgate.Event) []sealgate.Decision {
 	if n == 0 {
 		return out
 	}
-	c.buf = append(c.buf, ev.Bytes...)
+	c.buf = append(partial.Reserve(c.buf, n, g.limits.CallBytes), ev.Bytes...)
 	a.bytes += n
 	g.retained += n
 	c.preview.Write(ev.Bytes)

@@ -276,7 +276,7 @@ func (v *View) Apply(c Change) bool {
 		if n == nil || n.kind != '"' {
 			return false
 		}
-		n.text = append(n.text, c.Text...)
+		n.text = append(Reserve(n.text, len(c.Text), 0), c.Text...)
 		return true
 	}
 	var n *vnode

@@ -185,3 +185,26 @@ func TestWatchRandomValid(t *testing.T) {
 		watchRun(t, New(64, 1<<30, fuzzSecrets), chunks)
 	}
 }
+
+// TestReserve: room for n more, doubling, never past a limit that fits.
+func TestReserve(t *testing.T) {
+	b := Reserve(nil, 10, 0)
+	if len(b) != 0 || cap(b) < 10 {
+		t.Fatalf("len %d cap %d", len(b), cap(b))
+	}
+	b = append(b, "0123456789"...)
+	b = Reserve(b[:10:10], 1, 0)
+	if string(b) != "0123456789" || cap(b) != 64 {
+		t.Fatalf("%q cap %d", b, cap(b))
+	}
+	big := make([]byte, 1000)
+	if r := Reserve(big, 1, 1500); cap(r) != 1500 || len(r) != 1000 {
+		t.Fatalf("limited: len %d cap %d", len(r), cap(r))
+	}
+	if r := Reserve(big, 600, 1500); cap(r) != 1600 {
+		t.Fatalf("over the limit: cap %d, want exactly what is needed", cap(r))
+	}
+	if r := Reserve(big, 1, 0); cap(r) != 2000 {
+		t.Fatalf("doubling: cap %d", cap(r))
+	}
+}

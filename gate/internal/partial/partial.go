@@ -176,6 +176,9 @@ func (p *Parser) Write(b []byte) {
 		p.stopped = true
 	}
 	p.left -= len(b)
+	// A byte emits at most one byte, but a secret's first byte emits the
+	// marker in its stead; reserve room so out grows by doubling.
+	p.out = Reserve(p.out, 2*len(b)+len(redacted), 0)
 	for i := 0; i < len(b); i++ {
 		if p.tok == tokString && p.sState == strNormal {
 			// Fast path: a run of plain ASCII string content.
@@ -233,6 +236,23 @@ func (p *Parser) Snapshot() string {
 		}
 	}
 	return b.String()
+}
+
+// Reserve returns b with room for n more bytes. It grows by doubling, not
+// by append's 1.25x for large slices, which made a long stream copy its
+// buffers about five times over; limit (when > 0) bounds the new capacity
+// when that still leaves room for n.
+func Reserve(b []byte, n, limit int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	c := max(2*cap(b), len(b)+n, 64)
+	if limit > 0 && c > limit {
+		c = max(limit, len(b)+n)
+	}
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
 }
 
 // emit appends an accepted byte to the compacted text unless it belongs to a
