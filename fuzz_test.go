@@ -15,6 +15,7 @@ import (
 	"sealgate/model"
 	"sealgate/reduce"
 	"sealgate/scn"
+	"sealgate/zoo"
 )
 
 // Native go fuzz targets. Each is seeded from corpus/ (and JSONTestSuite,
@@ -39,7 +40,7 @@ func corpusFiles(tb testing.TB) []string {
 // when SEALGATE_FAULTS names planted bugs (the suite's own tests set it to
 // prove that go fuzz finds them), the real gate with those bugs on.
 func faultyChecker(tb testing.TB) *check.Checker {
-	chk, err := check.FromEnv()
+	chk, err := zoo.FromEnv()
 	if err != nil {
 		tb.Fatal(err)
 	}

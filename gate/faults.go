@@ -1,6 +1,10 @@
 package gate
 
 import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+
 	"sealgate"
 	"sealgate/internal/faults"
 )
@@ -16,4 +20,89 @@ func init() {
 		g.faults = s
 		return g, nil
 	})
+}
+
+// The deliberate bugs themselves. Production code reaches them only
+// through `if g.faults.X` at the one place each changes, and g.faults is
+// always the zero Set outside the suite.
+
+// repairJSON closes what an unfinished text left open, as the repair
+// libraries on real execution paths do (real-bugs.md section 4).
+func repairJSON(b []byte) []byte {
+	var stack []byte
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case inString && c == '"':
+			inString = false
+		case inString:
+		case c == '"':
+			inString = true
+		case c == '{':
+			stack = append(stack, '}')
+		case c == '[':
+			stack = append(stack, ']')
+		case (c == '}' || c == ']') && len(stack) > 0:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	out := append([]byte{}, b...)
+	if escaped {
+		out = out[:len(out)-1]
+	}
+	if inString {
+		out = append(out, '"')
+	}
+	for i := len(stack) - 1; i >= 0; i-- {
+		out = append(out, stack[i])
+	}
+	return out
+}
+
+// lenientText is what a lenient parser makes of b: its first value read by
+// encoding/json (duplicate names: the last wins; trailing text ignored;
+// NaN and Infinity read as 0) and written back. ok is false when even that
+// fails.
+func lenientText(b []byte) ([]byte, bool) {
+	b = bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("NaN"), []byte("0")), []byte("Infinity"), []byte("0"))
+	var v any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return nil, false
+	}
+	out, err := json.Marshal(v)
+	return out, err == nil
+}
+
+// redactFragment is the per-fragment redaction of LeakSplitSecret: a
+// pattern over one delta's text, blind to secrets split across deltas.
+func redactFragment(names []string, b []byte) []byte {
+	for _, n := range names {
+		re := regexp.MustCompile(`"` + regexp.QuoteMeta(n) + `"\s*:\s*"[^"]*"`)
+		b = re.ReplaceAll(b, []byte(`"`+n+`":"[redacted]"`))
+	}
+	return b
+}
+
+// topSecrets are the top-level secret names of a tool, for redactFragment.
+func topSecrets(paths [][]string) []string {
+	var out []string
+	for _, p := range paths {
+		if len(p) == 1 {
+			out = append(out, p[0])
+		}
+	}
+	return out
+}
+
+func (t *tool) secretsOrNil() [][]string {
+	if t == nil {
+		return nil
+	}
+	return t.secrets
 }

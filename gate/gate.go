@@ -68,7 +68,8 @@ type Gate struct {
 	retained int                 // raw bytes held by undecided calls
 	gen      int                 // restarts so far: a PreviewStream from an older generation is over
 
-	faults faults.Set // deliberate bugs, for the suite's own tests only
+	faults faults.Set        // deliberate bugs, for the suite's own tests only
+	stale  map[string][]byte // faults StaleAcrossAttempts, ReuseSuperseded: bytes by item
 }
 
 // New builds a gate over a ledger; an invalid configuration is refused with
@@ -132,6 +133,9 @@ func (g *Gate) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 		out, err = g.ack(ev)
 	case sealgate.Restart:
 		g.forget()
+		if g.faults.ForgetLedgerOnRestart {
+			g.ledger = NewMemoryLedger()
+		}
 	case sealgate.Peek:
 		out = g.peek(ev)
 	default:
@@ -186,8 +190,11 @@ func (g *Gate) endBadly(a *attempt, to attemptState, reason sealgate.Reason, out
 	for _, c := range a.calls {
 		switch {
 		case !c.decided:
+			if g.faults.ReuseSuperseded && reason == sealgate.Superseded {
+				g.keepStale(c)
+			}
 			out = append(out, g.reject(a, c, reason))
-		case c.released:
+		case c.released && !g.faults.NoCompensate:
 			out = append(out, sealgate.Decision{At: g.n, Kind: sealgate.Compensate, Attempt: a.id, Item: c.item})
 		}
 	}
@@ -207,6 +214,9 @@ func (g *Gate) retire(a *attempt, to attemptState) {
 
 // free decides a call and drops its buffer and preview.
 func (g *Gate) free(c *call) {
+	if g.faults.StaleAcrossAttempts {
+		g.keepStale(c)
+	}
 	g.retained -= len(c.buf)
 	c.buf, c.preview, c.decided = nil, nil, true
 }
@@ -248,13 +258,27 @@ func (g *Gate) begin(ev sealgate.Event) []sealgate.Decision {
 		return g.poison(a, ev, sealgate.TooManyCalls, out)
 	}
 	var secrets [][]string
-	if t := g.tools[ev.Tool]; t != nil {
+	if t := g.tools[ev.Tool]; t != nil && !g.faults.LeakSplitSecret {
 		secrets = t.secrets
 	}
 	c := &call{item: ev.Item, id: ev.Call, tool: ev.Tool,
 		preview: partial.New(g.limits.Depth, g.limits.PreviewBytes, secrets)}
 	if a.items == nil {
 		a.items, a.callIDs = map[string]*call{}, map[string]struct{}{}
+	}
+	if g.faults.KeyByTool {
+		if shared := a.byTool(ev.Tool); shared != nil {
+			a.items[ev.Item] = shared
+			a.callIDs[ev.Call] = struct{}{}
+			return out
+		}
+	}
+	if b, ok := g.stale[ev.Item]; ok {
+		delete(g.stale, ev.Item)
+		c.buf = b
+		a.bytes += len(b)
+		g.retained += len(b)
+		c.preview.Write(b)
 	}
 	a.calls = append(a.calls, c)
 	a.items[ev.Item] = c
@@ -274,15 +298,15 @@ func (g *Gate) delta(ev sealgate.Event) []sealgate.Decision {
 		return g.poison(a, ev, sealgate.UnknownCall, out)
 	case c.tooLarge:
 		return out
-	case c.ended:
+	case c.ended && !(g.faults.AppendAfterEnd && !c.decided):
 		return g.poison(a, ev, sealgate.AfterEnd, out)
 	}
 	n := len(ev.Bytes)
-	if len(c.buf)+n > g.limits.CallBytes {
+	if len(c.buf)+n > g.limits.CallBytes && !g.faults.Unbounded {
 		c.tooLarge = true
 		return append(out, g.reject(a, c, sealgate.TooLarge))
 	}
-	if a.bytes+n > g.limits.TurnBytes {
+	if a.bytes+n > g.limits.TurnBytes && !g.faults.Unbounded {
 		return g.poison(a, ev, sealgate.TurnTooLarge, out)
 	}
 	if n == 0 {
@@ -291,7 +315,17 @@ func (g *Gate) delta(ev sealgate.Event) []sealgate.Decision {
 	c.buf = append(partial.Reserve(c.buf, n, g.limits.CallBytes), ev.Bytes...)
 	a.bytes += n
 	g.retained += n
-	c.preview.Write(ev.Bytes)
+	if g.faults.LeakSplitSecret {
+		c.preview.Write(redactFragment(topSecrets(g.tools[c.tool].secretsOrNil()), ev.Bytes))
+	} else {
+		c.preview.Write(ev.Bytes)
+	}
+	if g.faults.ReleaseWhenParses && !c.ended && firstByte(c.buf) == '{' {
+		if r, _ := ValidJSON(c.buf, g.limits.Depth); r == "" {
+			c.ended = true
+			out, _ = g.decide(a, c, out)
+		}
+	}
 	return out
 }
 
@@ -309,7 +343,7 @@ func (g *Gate) end(ev sealgate.Event) ([]sealgate.Decision, error) {
 	case c.tooLarge:
 		c.ended = true // accepted with no final check
 		return out, nil
-	case ev.HasFinal && !bytes.Equal(ev.Final, c.buf):
+	case ev.HasFinal && !bytes.Equal(ev.Final, c.buf) && !g.faults.IgnoreFinal:
 		return g.poison(a, ev, sealgate.FinalMismatch, out), nil
 	}
 	c.ended = true
@@ -324,8 +358,25 @@ func (g *Gate) close(ev sealgate.Event) ([]sealgate.Decision, error) {
 	if a == nil {
 		return out, nil
 	}
-	if ev.Status != sealgate.Complete {
-		return g.endBadly(a, ended, sealgate.TurnReason(ev.Status), out), nil
+	status := ev.Status
+	switch {
+	case g.faults.DisconnectedIsComplete && status == sealgate.Disconnected:
+		status = sealgate.Complete
+	case g.faults.RepairOnDisconnect && status == sealgate.Disconnected:
+		for _, c := range a.calls {
+			if !c.decided && !c.ended {
+				c.buf, c.ended = repairJSON(c.buf), true
+			}
+		}
+		status = sealgate.Complete
+	case g.faults.CloseReleasesAll:
+		for _, c := range a.calls {
+			c.ended = true
+		}
+		status = sealgate.Complete
+	}
+	if status != sealgate.Complete {
+		return g.endBadly(a, ended, sealgate.TurnReason(status), out), nil
 	}
 	var err error
 	if g.batch == sealgate.Atomic {
@@ -372,4 +423,23 @@ func (g *Gate) peek(ev sealgate.Event) []sealgate.Decision {
 		}
 	}
 	return []sealgate.Decision{{At: g.n, Kind: sealgate.PreviewAnswer, Attempt: ev.Attempt, Item: ev.Item, Preview: p}}
+}
+
+// keepStale remembers an undecided or just-decided call's bytes by item,
+// for the faults that reuse them (StaleAcrossAttempts, ReuseSuperseded).
+func (g *Gate) keepStale(c *call) {
+	if g.stale == nil {
+		g.stale = map[string][]byte{}
+	}
+	g.stale[c.item] = append([]byte(nil), c.buf...)
+}
+
+// byTool finds a call of the attempt by tool name (fault KeyByTool).
+func (a *attempt) byTool(tool string) *call {
+	for _, c := range a.calls {
+		if c.tool == tool {
+			return c
+		}
+	}
+	return nil
 }

@@ -21,6 +21,14 @@ func (g *Gate) seal(a *attempt, c *call, pending map[string]struct{}) (verdict, 
 	if !c.ended {
 		return verdict{reason: sealgate.Incomplete}, nil
 	}
+	if g.faults.EmptyAsObject && len(c.buf) == 0 {
+		c.buf = []byte("{}")
+	}
+	if g.faults.LenientJSON {
+		if b, ok := lenientText(c.buf); ok {
+			c.buf = b
+		}
+	}
 	if r, err := ValidJSON(c.buf, g.limits.Depth); err != nil {
 		return verdict{reason: r}, nil
 	}

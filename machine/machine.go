@@ -26,9 +26,18 @@ import (
 // invariant catalog, chunking and isolation.
 
 type call struct {
-	attempt, item string
-	doc           []byte
-	sent          int
+	attempt, item, id, tool string
+	doc                     []byte
+	sent                    int
+}
+
+// attempt is what the machine intended for an attempt; the gate and the
+// model decide what really happened, and the checks compare them.
+type attempt struct {
+	id, turn string
+	live     bool
+	calls    []*call
+	events   []sealgate.Event // its own events, for replays
 }
 
 type machine struct {
@@ -36,9 +45,10 @@ type machine struct {
 	failed   *Failure // where the last failing stream is kept, if not nil
 	cfg      sealgate.Config
 	events   []sealgate.Event
-	opened   []string // attempt ids opened since the last restart
+	attempts []*attempt // opened since the last restart
+	history  []*attempt // closed complete, to replay as retries and duplicates
 	nextID   int
-	calls    []*call
+	nextTurn int
 	nextCall int
 }
 
@@ -75,12 +85,13 @@ func drawConfig(t *rapid.T) sealgate.Config {
 }
 
 // drawDoc is the argument text a call grows toward: a generated valid
-// object, one of the fixed documents, or a corrupted one.
+// object, one of the fixed documents (each a way to pass or fail a
+// check), or a corrupted one.
 func drawDoc(t *rapid.T) []byte {
 	switch rapid.IntRange(0, 3).Draw(t, "doc-kind") {
-	case 0, 1:
+	case 0:
 		return []byte(JSONObject().Draw(t, "doc"))
-	case 2:
+	case 1, 2:
 		return []byte(rapid.SampledFrom(gen.Docs).Draw(t, "fixed-doc"))
 	}
 	b := []byte(JSONObject().Draw(t, "doc"))
@@ -89,92 +100,268 @@ func drawDoc(t *rapid.T) []byte {
 	return b
 }
 
-func (m *machine) emit(t *rapid.T, e sealgate.Event) {
+func (m *machine) emit(t *rapid.T, a *attempt, e sealgate.Event) {
 	m.events = append(m.events, e)
-	if e.Kind == sealgate.Restart {
-		m.opened = nil
+	if a != nil {
+		a.events = append(a.events, e)
 	}
 }
 
-func (m *machine) anyAttempt(t *rapid.T) string {
-	if len(m.opened) == 0 || rapid.IntRange(0, 9).Draw(t, "stray-attempt") == 0 {
-		return rapid.SampledFrom([]string{"r1", "r2", "ghost"}).Draw(t, "attempt")
+func (m *machine) live() []*attempt {
+	var out []*attempt
+	for _, a := range m.attempts {
+		if a.live {
+			out = append(out, a)
+		}
 	}
-	return rapid.SampledFrom(m.opened).Draw(t, "attempt")
+	return out
 }
 
+// target picks the attempt an event goes to: mostly a live one, sometimes
+// one that ended, sometimes one never opened.
+func (m *machine) target(t *rapid.T) (*attempt, string) {
+	live := m.live()
+	switch k := rapid.IntRange(0, 19).Draw(t, "target"); {
+	case k < 17 && len(live) > 0:
+		a := rapid.SampledFrom(live).Draw(t, "live-attempt")
+		return a, a.id
+	case k < 19 && len(m.attempts) > 0:
+		a := rapid.SampledFrom(m.attempts).Draw(t, "any-attempt")
+		return a, a.id
+	}
+	return nil, rapid.SampledFrom([]string{"ghost", "r1"}).Draw(t, "stray-attempt")
+}
+
+// pickCall picks a call, mostly one of a live attempt.
 func (m *machine) pickCall(t *rapid.T) *call {
-	if len(m.calls) == 0 {
+	var pending, all []*call
+	for _, a := range m.attempts {
+		for _, c := range a.calls {
+			all = append(all, c)
+			if a.live {
+				pending = append(pending, c)
+			}
+		}
+	}
+	if len(pending) > 0 && rapid.IntRange(0, 9).Draw(t, "pending-call") > 0 {
+		return rapid.SampledFrom(pending).Draw(t, "call")
+	}
+	if len(all) == 0 {
 		return nil
 	}
-	return rapid.SampledFrom(m.calls).Draw(t, "call")
+	return rapid.SampledFrom(all).Draw(t, "call")
+}
+
+func (m *machine) attemptOf(id string) *attempt {
+	for _, a := range m.attempts {
+		if a.id == id {
+			return a
+		}
+	}
+	return nil
+}
+
+func (m *machine) open(t *rapid.T, turn string) *attempt {
+	m.nextID++
+	a := &attempt{id: "r" + strconv.Itoa(m.nextID), turn: turn, live: true}
+	for _, b := range m.attempts {
+		if b.live && b.turn == turn {
+			b.live = false // superseded
+		}
+	}
+	m.attempts = append(m.attempts, a)
+	m.emit(t, a, sealgate.OpenEvent(a.id, turn))
+	return a
+}
+
+// chunk sends the next piece of a call's document.
+func (m *machine) chunk(t *rapid.T, c *call) {
+	n := rapid.IntRange(0, len(c.doc)-c.sent).Draw(t, "chunk")
+	if n > 8 && rapid.Bool().Draw(t, "small-chunk") {
+		n = rapid.IntRange(0, 8).Draw(t, "small")
+	}
+	m.emit(t, m.attemptOf(c.attempt), sealgate.DeltaEvent(c.attempt, c.item, c.doc[c.sent:c.sent+n]))
+	c.sent += n
+}
+
+func drawStatus(t *rapid.T) sealgate.Status {
+	return rapid.SampledFrom([]sealgate.Status{sealgate.Complete, sealgate.Complete, sealgate.Complete,
+		sealgate.Disconnected, sealgate.Disconnected, sealgate.Truncated, sealgate.Failed, sealgate.Cancelled}).Draw(t, "status")
+}
+
+func drawTool(t *rapid.T) string {
+	return rapid.SampledFrom([]string{"save_file", "save_file", "login", "calc", "unknown"}).Draw(t, "tool")
+}
+
+func (m *machine) closeWith(t *rapid.T, a *attempt, st sealgate.Status) {
+	m.emit(t, a, sealgate.CloseEvent(a.id, st))
+	if a.live {
+		a.live = false
+		if st == sealgate.Complete {
+			m.history = append(m.history, a)
+		}
+	}
+}
+
+func (m *machine) begin(t *rapid.T, a *attempt, item, tool string, doc []byte) *call {
+	m.nextCall++
+	return m.beginAs(t, a, item, "c"+strconv.Itoa(m.nextCall), tool, doc)
+}
+
+func (m *machine) beginAs(t *rapid.T, a *attempt, item, id, tool string, doc []byte) *call {
+	c := &call{attempt: a.id, item: item, id: id, tool: tool, doc: doc}
+	a.calls = append(a.calls, c)
+	m.emit(t, a, sealgate.BeginEvent(a.id, item, id, tool))
+	return c
+}
+
+// sendAll streams calls to their ends, fragments interleaved in random
+// order, with a peek after some fragments; ends come in random order too.
+func (m *machine) sendAll(t *rapid.T, cs []*call, peeks bool) {
+	for {
+		var open []*call
+		for _, c := range cs {
+			if c.sent < len(c.doc) {
+				open = append(open, c)
+			}
+		}
+		if len(open) == 0 {
+			break
+		}
+		c := rapid.SampledFrom(open).Draw(t, "next-fragment")
+		m.chunk(t, c)
+		if peeks && rapid.IntRange(0, 2).Draw(t, "peek-now") == 0 {
+			m.emit(t, m.attemptOf(c.attempt), sealgate.PeekEvent(c.attempt, c.item))
+		}
+	}
+	order := rapid.Permutation(cs).Draw(t, "end-order")
+	for _, c := range order {
+		m.emit(t, m.attemptOf(c.attempt), sealgate.EndEvent(c.attempt, c.item))
+	}
+}
+
+func (m *machine) calls(a *attempt) []*call {
+	if a == nil {
+		return nil
+	}
+	return a.calls
 }
 
 func (m *machine) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		"open": func(t *rapid.T) {
-			m.nextID++
-			id := "r" + strconv.Itoa(m.nextID)
-			m.opened = append(m.opened, id)
-			m.emit(t, sealgate.OpenEvent(id, rapid.SampledFrom([]string{"t1", "t2"}).Draw(t, "turn")))
+			turn := ""
+			if live := m.live(); len(live) > 0 && rapid.IntRange(0, 3).Draw(t, "supersede") == 0 {
+				turn = rapid.SampledFrom(live).Draw(t, "superseded").turn
+			} else {
+				m.nextTurn++
+				turn = "t" + strconv.Itoa(m.nextTurn)
+			}
+			m.open(t, turn)
 		},
 		"reopen": func(t *rapid.T) {
-			if len(m.opened) == 0 {
+			if len(m.attempts) == 0 {
 				t.Skip("nothing opened")
 			}
-			m.emit(t, sealgate.OpenEvent(rapid.SampledFrom(m.opened).Draw(t, "attempt"), rapid.SampledFrom([]string{"t1", "t2"}).Draw(t, "turn")))
+			a := rapid.SampledFrom(m.attempts).Draw(t, "reopened")
+			m.emit(t, a, sealgate.OpenEvent(a.id, a.turn))
 		},
 		"begin": func(t *rapid.T) {
-			a := m.anyAttempt(t)
-			item := rapid.SampledFrom([]string{"0", "1", "2", "call_x"}).Draw(t, "item")
+			a, id := m.target(t)
+			item := strconv.Itoa(len(m.calls(a)))
+			if rapid.IntRange(0, 9).Draw(t, "reuse-item") == 0 {
+				item = rapid.SampledFrom([]string{"0", "1", "call_x"}).Draw(t, "item")
+			}
 			m.nextCall++
-			id := "c" + strconv.Itoa(m.nextCall)
-			if rapid.IntRange(0, 7).Draw(t, "reuse-call-id") == 0 {
-				id = "c1"
+			cid := "c" + strconv.Itoa(m.nextCall)
+			if rapid.IntRange(0, 9).Draw(t, "reuse-call-id") == 0 {
+				cid = "c1"
 			}
 			tool := rapid.SampledFrom([]string{"save_file", "save_file", "login", "calc", "unknown"}).Draw(t, "tool")
-			m.calls = append(m.calls, &call{attempt: a, item: item, doc: drawDoc(t)})
-			m.emit(t, sealgate.BeginEvent(a, item, id, tool))
+			c := &call{attempt: id, item: item, id: cid, tool: tool, doc: drawDoc(t)}
+			if a != nil {
+				a.calls = append(a.calls, c)
+			}
+			m.emit(t, a, sealgate.BeginEvent(id, item, cid, tool))
 		},
 		"delta": func(t *rapid.T) {
 			c := m.pickCall(t)
 			if c == nil {
 				t.Skip("no call")
 			}
-			n := rapid.IntRange(0, len(c.doc)-c.sent).Draw(t, "chunk")
-			m.emit(t, sealgate.DeltaEvent(c.attempt, c.item, c.doc[c.sent:c.sent+n]))
-			c.sent += n
+			m.chunk(t, c)
+		},
+		"delta-peek": func(t *rapid.T) {
+			c := m.pickCall(t)
+			if c == nil {
+				t.Skip("no call")
+			}
+			m.chunk(t, c)
+			m.emit(t, m.attemptOf(c.attempt), sealgate.PeekEvent(c.attempt, c.item))
+		},
+		"send-all": func(t *rapid.T) {
+			c := m.pickCall(t)
+			if c == nil {
+				t.Skip("no call")
+			}
+			for c.sent < len(c.doc) {
+				m.chunk(t, c)
+			}
 		},
 		"end": func(t *rapid.T) {
 			c := m.pickCall(t)
 			if c == nil {
 				t.Skip("no call")
 			}
-			switch rapid.IntRange(0, 3).Draw(t, "final") {
+			a := m.attemptOf(c.attempt)
+			switch rapid.IntRange(0, 5).Draw(t, "final") {
 			case 0:
-				m.emit(t, sealgate.EndFinalEvent(c.attempt, c.item, c.doc[:c.sent]))
+				m.emit(t, a, sealgate.EndFinalEvent(c.attempt, c.item, c.doc[:c.sent]))
 			case 1:
-				m.emit(t, sealgate.EndFinalEvent(c.attempt, c.item, c.doc))
+				m.emit(t, a, sealgate.EndFinalEvent(c.attempt, c.item, c.doc))
 			default:
-				m.emit(t, sealgate.EndEvent(c.attempt, c.item))
+				m.emit(t, a, sealgate.EndEvent(c.attempt, c.item))
 			}
 		},
 		"close": func(t *rapid.T) {
-			st := sealgate.Status(rapid.IntRange(1, 5).Draw(t, "status"))
-			if rapid.Bool().Draw(t, "favour-complete") {
-				st = sealgate.Complete
+			a, id := m.target(t)
+			if a == nil {
+				m.emit(t, nil, sealgate.CloseEvent(id, drawStatus(t)))
+				return
 			}
-			m.emit(t, sealgate.CloseEvent(m.anyAttempt(t), st))
+			m.closeWith(t, a, drawStatus(t))
+		},
+		"replay": func(t *rapid.T) {
+			// A retry or a duplicate dispatch: an attempt that closed
+			// complete is sent again, whole, in a new attempt of its turn
+			// (across a restart too: history survives it).
+			if len(m.history) == 0 {
+				t.Skip("nothing to replay")
+			}
+			old := rapid.SampledFrom(m.history).Draw(t, "replayed")
+			a := m.open(t, old.turn)
+			for _, e := range old.events[1:] {
+				e.Attempt = a.id
+				m.emit(t, a, e)
+				if e.Kind == sealgate.Close {
+					a.live = false
+				}
+			}
+			for _, c := range old.calls {
+				cc := *c
+				cc.attempt = a.id
+				a.calls = append(a.calls, &cc)
+			}
 		},
 		"late": func(t *rapid.T) {
-			a := rapid.SampledFrom([]string{"ghost", "r1"}).Draw(t, "late-attempt")
+			a, id := m.target(t)
 			switch rapid.IntRange(0, 2).Draw(t, "late-kind") {
 			case 0:
-				m.emit(t, sealgate.DeltaEvent(a, "0", []byte(`{}`)))
+				m.emit(t, a, sealgate.DeltaEvent(id, "0", []byte(`{}`)))
 			case 1:
-				m.emit(t, sealgate.EndEvent(a, "0"))
+				m.emit(t, a, sealgate.EndEvent(id, "0"))
 			default:
-				m.emit(t, sealgate.CloseEvent(a, sealgate.Complete))
+				m.emit(t, a, sealgate.CloseEvent(id, sealgate.Complete))
 			}
 		},
 		"ack": func(t *rapid.T) {
@@ -184,20 +371,66 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 					keys = append(keys, d.Key)
 				}
 			}
-			m.emit(t, sealgate.AckEvent(rapid.SampledFrom(keys).Draw(t, "key"), rapid.Bool().Draw(t, "ok")))
+			m.emit(t, nil, sealgate.AckEvent(rapid.SampledFrom(keys).Draw(t, "key"), rapid.Bool().Draw(t, "ok")))
 		},
 		"restart": func(t *rapid.T) {
-			if rapid.IntRange(0, 2).Draw(t, "restart-rarely") != 0 {
+			if rapid.IntRange(0, 1).Draw(t, "restart-rarely") != 0 {
 				t.Skip("restart kept rare")
 			}
-			m.emit(t, sealgate.RestartEvent())
+			m.emit(t, nil, sealgate.RestartEvent())
+			m.attempts = nil
 		},
 		"peek": func(t *rapid.T) {
 			if c := m.pickCall(t); c != nil {
-				m.emit(t, sealgate.PeekEvent(c.attempt, c.item))
+				m.emit(t, m.attemptOf(c.attempt), sealgate.PeekEvent(c.attempt, c.item))
 			} else {
-				m.emit(t, sealgate.PeekEvent(m.anyAttempt(t), "0"))
+				_, id := m.target(t)
+				m.emit(t, nil, sealgate.PeekEvent(id, "0"))
 			}
+		},
+		"call": func(t *rapid.T) {
+			// One whole call on a live attempt: begin, every byte, end.
+			live := m.live()
+			if len(live) == 0 {
+				t.Skip("no live attempt")
+			}
+			a := rapid.SampledFrom(live).Draw(t, "attempt")
+			c := m.begin(t, a, strconv.Itoa(len(a.calls)), drawTool(t), drawDoc(t))
+			m.sendAll(t, []*call{c}, false)
+		},
+		"turn": func(t *rapid.T) {
+			// A whole turn: a new attempt, one to three calls streamed
+			// interleaved (peeks between fragments), their ends, a close.
+			m.nextTurn++
+			a := m.open(t, "t"+strconv.Itoa(m.nextTurn))
+			n := rapid.IntRange(1, 3).Draw(t, "calls")
+			var cs []*call
+			for i := 0; i < n; i++ {
+				cs = append(cs, m.begin(t, a, strconv.Itoa(i), drawTool(t), drawDoc(t)))
+			}
+			m.sendAll(t, cs, true)
+			m.closeWith(t, a, drawStatus(t))
+		},
+		"retry": func(t *rapid.T) {
+			// A regeneration (F44): a live attempt is superseded by a new
+			// attempt of its turn that sends the same calls again, whole.
+			var cands []*attempt
+			for _, a := range m.live() {
+				if len(a.calls) > 0 {
+					cands = append(cands, a)
+				}
+			}
+			if len(cands) == 0 {
+				t.Skip("no live attempt with calls")
+			}
+			old := rapid.SampledFrom(cands).Draw(t, "retried")
+			a := m.open(t, old.turn)
+			var cs []*call
+			for _, c := range old.calls {
+				cs = append(cs, m.beginAs(t, a, c.item, c.id, c.tool, c.doc))
+			}
+			m.sendAll(t, cs, true)
+			m.closeWith(t, a, drawStatus(t))
 		},
 		"noop": func(t *rapid.T) {},
 		"": func(t *rapid.T) {

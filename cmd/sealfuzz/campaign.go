@@ -159,7 +159,9 @@ func (c *campaign) run(ctx context.Context) error {
 	deadline := time.Now().Add(c.total)
 	for turn := 0; ctx.Err() == nil; turn++ {
 		left := time.Until(deadline)
-		if left < time.Second || len(c.broken) == len(c.targets) || c.stop && len(c.fails) > 0 {
+		// A slice too short for go fuzz to gather its baseline coverage
+		// ends in "context deadline exceeded", which is no finding.
+		if left < minSlice || len(c.broken) == len(c.targets) || c.stop && len(c.fails) > 0 {
 			break
 		}
 		t := c.targets[turn%len(c.targets)]
@@ -268,6 +270,9 @@ func fuzzCache(dir string) (string, error) {
 	return filepath.Join(strings.TrimSpace(string(out)), "fuzz", "sealfuzz", filepath.Base(abs)), nil
 }
 
+// minSlice is the shortest turn the campaign gives a target.
+const minSlice = 3 * time.Second
+
 var (
 	progressRE = regexp.MustCompile(`execs: (\d+) \((\d+)/sec\), new interesting: (\d+)`)
 	failedRE   = regexp.MustCompile(`Failing input written to (testdata/fuzz/\S+)`)
@@ -336,7 +341,7 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 		c.collect(target, p.dir, filepath.Join(p.dir, crasher), strings.Join(tail, "\n"))
 		return nil
 	}
-	if runErr != nil && ctx.Err() == nil {
+	if runErr != nil && ctx.Err() == nil && !strings.Contains(strings.Join(tail, "\n"), "context deadline exceeded") {
 		// No new input was written: a seed (corpus/ or testdata/fuzz)
 		// fails, so every later turn of this target would stop at once.
 		st.fails++

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"sealgate/check"
 	"sealgate/scn"
+	"sealgate/zoo"
 )
 
 // These tests build instrumented binaries with `go test -c -fuzz`, so they
@@ -73,7 +73,7 @@ func TestCampaignFakeTarget(t *testing.T) {
 		t.Errorf("discovered targets %v, want FuzzFails and FuzzPasses", c.targets)
 	}
 	if st := c.stats["FuzzPasses"]; st == nil || st.slices == 0 || st.fails != 0 {
-		t.Errorf("FuzzPasses was not fuzzed cleanly: %+v", st)
+		t.Errorf("FuzzPasses was not fuzzed cleanly: %+v\n%s\n%v", st, report, c.fails)
 	}
 	if len(c.fails) == 0 {
 		t.Fatalf("the planted failure was not collected:\n%s\n%s", report, errb.String())
@@ -99,7 +99,7 @@ func TestCampaignFakeTarget(t *testing.T) {
 // reduce it to a readable scenario of at most 6 events.
 func TestGoFuzzCatchesReleaseAtEnd(t *testing.T) {
 	needGo(t)
-	t.Setenv(check.FaultsEnv, "release-at-end")
+	t.Setenv(zoo.FaultsEnv, "release-at-end")
 	regress := t.TempDir()
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	var out, errb bytes.Buffer

@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"sealgate"
-	"sealgate/check"
 	"sealgate/gen"
 	"sealgate/reduce"
 	"sealgate/scn"
+	"sealgate/zoo"
 )
 
 // loadFailure reads a failing scenario: a .scn file, or an input that go
@@ -51,7 +51,7 @@ func reduceFile(path string) ([]byte, *reduce.Result, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	chk, err := check.FromEnv()
+	chk, err := zoo.FromEnv()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,12 +10,54 @@ import (
 	"sealgate"
 )
 
-// Set is a choice of bugs; the zero Set is the correct gate.
+// Set is a choice of bugs; the zero Set is the correct gate. Each switch
+// reproduces one failure pattern of ../shared/research/real-bugs.md, and
+// package zoo says which findings.
 type Set struct {
 	// ReleaseAtEnd decides every call at its own end, as if every tool
-	// were early under per-call: the "execute before the turn is known
-	// good" pattern (real-bugs.md P5).
+	// were early under per-call (P5: execute before the turn is known good).
 	ReleaseAtEnd bool
+	// RepairOnDisconnect closes open strings and containers of unfinished
+	// calls at close disconnected and seals them as if complete (P1).
+	RepairOnDisconnect bool
+	// ReleaseWhenParses seals a call as soon as its buffer parses as an
+	// object, without waiting for its end (P2).
+	ReleaseWhenParses bool
+	// CloseReleasesAll takes any close, whatever its status, as the end of
+	// every call and the success of the turn (P4).
+	CloseReleasesAll bool
+	// KeyByTool keys buffers by tool name: a second call of the same tool
+	// in an attempt shares the first one's buffer (P3).
+	KeyByTool bool
+	// StaleAcrossAttempts keys buffers by item across attempts: a call
+	// starts with the bytes of the last call decided on its item (P8).
+	StaleAcrossAttempts bool
+	// ReuseSuperseded starts a call with the bytes of the superseded
+	// attempt's undecided call on the same item (P8).
+	ReuseSuperseded bool
+	// AppendAfterEnd appends a delta that comes after its call's end (P6).
+	AppendAfterEnd bool
+	// IgnoreFinal never compares an end's final with the bytes (P12).
+	IgnoreFinal bool
+	// LenientJSON parses like encoding/json v1 plus NaN: duplicate names
+	// (the last wins), trailing text ignored, then re-serializes (P9).
+	LenientJSON bool
+	// EmptyAsObject seals a call that received no bytes as {} (P14).
+	EmptyAsObject bool
+	// ForgetLedgerOnRestart keeps de-duplication in memory only: a restart
+	// loses the ledger too (P7).
+	ForgetLedgerOnRestart bool
+	// NoCompensate never compensates an early release whose attempt ends
+	// badly.
+	NoCompensate bool
+	// LeakSplitSecret redacts secrets per fragment, by pattern, instead of
+	// in the parsed preview: a secret split across deltas leaks (P10).
+	LeakSplitSecret bool
+	// Unbounded ignores call-bytes and turn-bytes (P11).
+	Unbounded bool
+	// DisconnectedIsComplete takes close disconnected for close complete
+	// (P5: a dropped socket taken for success).
+	DisconnectedIsComplete bool
 }
 
 // Gate is what a faulty gate offers the checks.
