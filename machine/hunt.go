@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"pgregory.net/rapid"
@@ -20,6 +21,12 @@ import (
 func Hunt(chk *check.Checker, seed uint64, checks int) (found *Failure, after time.Duration, err error) {
 	huntMu.Lock()
 	defer huntMu.Unlock()
+	if flag.Lookup("test.short") == nil {
+		testing.Init() // rapid asks testing.Short(); outside go test nobody has set it up
+	}
+	if !flag.Parsed() {
+		flag.CommandLine.Parse(nil) // likewise: testing.Short() wants parsed flags
+	}
 	restore, err := setFlags(map[string]string{
 		"rapid.seed": fmt.Sprint(seed), "rapid.checks": fmt.Sprint(checks),
 		"rapid.nofailfile": "true", "rapid.shrinktime": "1ns",

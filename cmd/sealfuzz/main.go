@@ -18,6 +18,9 @@ const usage = `usage:
                                    reduced into corpus/regress/CHECK.scn
   sealfuzz replay [flags] PATH...  replay .scn files (folders are searched for *.scn)
   sealfuzz reduce [-o OUT] FILE    reduce a failing .scn or testdata/fuzz input
+  sealfuzz power [-seeds 10] [-checks 100] [-fuzz-cap 60s] [-techniques rapid,gofuzz,corpus] [-bugs a,b]
+                                   measure how fast each technique finds each zoo bug;
+                                   writes docs/power/power.md and power.png
 
 replay flags:
   -print    print only the gate's decision lines, in the SPEC format
@@ -43,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return replayMain(args[1:], stdout, stderr)
 	case "reduce":
 		return reduceMain(args[1:], stdout, stderr)
+	case "power":
+		return powerMain(args[1:], stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0

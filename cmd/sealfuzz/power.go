@@ -1,0 +1,339 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"sealgate"
+	"sealgate/check"
+	"sealgate/gen"
+	"sealgate/machine"
+	"sealgate/reduce"
+	"sealgate/scn"
+	"sealgate/zoo"
+)
+
+// sealfuzz power: an Etna-style benchmark of the suite's detection power.
+// For every bug of the zoo and every technique it measures how often the
+// bug is found, how fast, and how small the reduced counterexample is.
+
+type powerRun struct {
+	bug, tech string
+	seed      int
+	found     bool
+	after     time.Duration
+	events    int    // reduced counterexample length
+	check     string // failing check
+}
+
+type power struct {
+	seeds    int
+	checks   int
+	fuzzCap  time.Duration
+	techs    map[string]bool
+	bugs     []zoo.Bug
+	out      string
+	stdout   io.Writer
+	stderr   io.Writer
+	runs     []powerRun
+	root     string
+	fuzzBin  string
+	scenario []*scn.Scenario
+}
+
+func powerMain(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("power", stderr)
+	seeds := fs.Int("seeds", 10, "runs per bug and randomized technique")
+	checks := fs.Int("checks", 100, "rapid runs per seed (rapid's default count)")
+	fuzzCap := fs.Duration("fuzz-cap", 60*time.Second, "time cap of one go fuzz run")
+	techs := fs.String("techniques", "rapid,gofuzz,corpus", "techniques to measure")
+	bugs := fs.String("bugs", "", "comma-separated zoo bugs (default: all)")
+	out := fs.String("out", filepath.Join("docs", "power"), "folder for power.md and power.png")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	p := &power{seeds: *seeds, checks: *checks, fuzzCap: *fuzzCap, techs: map[string]bool{}, out: *out,
+		stdout: stdout, stderr: stderr, root: "."}
+	for _, t := range strings.Split(*techs, ",") {
+		switch t = strings.TrimSpace(t); t {
+		case "rapid", "gofuzz", "corpus":
+			p.techs[t] = true
+		default:
+			fmt.Fprintf(stderr, "sealfuzz power: unknown technique %q\n", t)
+			return 2
+		}
+	}
+	if *bugs == "" {
+		p.bugs = zoo.All
+	} else {
+		for _, n := range strings.Split(*bugs, ",") {
+			b, ok := zoo.ByName(strings.TrimSpace(n))
+			if !ok {
+				fmt.Fprintf(stderr, "sealfuzz power: no zoo bug %q\n", n)
+				return 2
+			}
+			p.bugs = append(p.bugs, b)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := p.run(ctx); err != nil {
+		fmt.Fprintf(stderr, "sealfuzz power: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func (p *power) run(ctx context.Context) error {
+	if p.techs["corpus"] {
+		if err := p.loadCorpus(); err != nil {
+			return err
+		}
+	}
+	if p.techs["gofuzz"] {
+		tmp, err := os.MkdirTemp("", "sealfuzz-power-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		p.fuzzBin = filepath.Join(tmp, "fuzz.test")
+		fmt.Fprintln(p.stdout, "building the instrumented test binary...")
+		build := exec.CommandContext(ctx, "go", "test", "-c", "-fuzz=.", "-o", p.fuzzBin, ".")
+		build.Stdout, build.Stderr = p.stderr, p.stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build: %v", err)
+		}
+	}
+	for _, b := range p.bugs {
+		if p.techs["corpus"] {
+			p.record(p.corpusRun(b))
+		}
+		for seed := 1; seed <= p.seeds && ctx.Err() == nil; seed++ {
+			if p.techs["rapid"] {
+				p.record(p.rapidRun(b, seed))
+			}
+			if p.techs["gofuzz"] {
+				p.record(p.fuzzRun(ctx, b, seed))
+			}
+		}
+	}
+	if err := os.MkdirAll(p.out, 0o755); err != nil {
+		return err
+	}
+	table := p.table()
+	if err := os.WriteFile(filepath.Join(p.out, "power.md"), []byte(table), 0o644); err != nil {
+		return err
+	}
+	if err := p.chart(filepath.Join(p.out, "power.png")); err != nil {
+		return err
+	}
+	fmt.Fprintf(p.stdout, "\n%s\nwrote %s and %s\n", table, filepath.Join(p.out, "power.md"), filepath.Join(p.out, "power.png"))
+	return nil
+}
+
+func (p *power) record(r powerRun) {
+	p.runs = append(p.runs, r)
+	status := "missed"
+	if r.found {
+		status = fmt.Sprintf("found in %v, reduced to %d events (%s)", r.after.Round(time.Millisecond), r.events, r.check)
+	}
+	fmt.Fprintf(p.stdout, "%-26s %-7s seed %-3d %s\n", r.bug, r.tech, r.seed, status)
+}
+
+// reduced shrinks a counterexample with the bug's checker and reports its
+// length and check.
+func reduced(b zoo.Bug, cfg sealgate.Config, evs []sealgate.Event) (int, string) {
+	res, err := reduce.Reduce(cfg, evs, b.Checker().All, reduce.Options{MaxTries: 5000})
+	if err != nil {
+		return len(evs), "not reproducible by check.All"
+	}
+	return len(res.Events), reduce.ID(res.Err)
+}
+
+func (p *power) rapidRun(b zoo.Bug, seed int) powerRun {
+	r := powerRun{bug: b.Name, tech: "rapid", seed: seed}
+	f, after, err := machine.Hunt(b.Checker(), uint64(seed), p.checks)
+	if err != nil || f == nil {
+		return r
+	}
+	r.found, r.after = true, after
+	r.events, r.check = reduced(b, f.Config, f.Events)
+	return r
+}
+
+func (p *power) loadCorpus() error {
+	files, err := scenarioFiles([]string{filepath.Join(p.root, "corpus")})
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		s, err := scn.ParseFile(f)
+		if err != nil {
+			return err
+		}
+		p.scenario = append(p.scenario, s)
+	}
+	return nil
+}
+
+// corpusRun replays the corpus in file order with the bug in the gate;
+// it is deterministic, so it runs once.
+func (p *power) corpusRun(b zoo.Bug) powerRun {
+	r := powerRun{bug: b.Name, tech: "corpus", seed: 0}
+	chk := b.Checker()
+	start := time.Now()
+	for _, s := range p.scenario {
+		res := chk.RunScenario(s)
+		if res.GateErr == nil && check.Compare("expected", s.Expect, "gate", res.Gate) == nil {
+			continue
+		}
+		r.found, r.after = true, time.Since(start)
+		if cfg, err := s.Config(); err == nil {
+			r.events, r.check = reduced(b, cfg, s.Events)
+		}
+		return r
+	}
+	return r
+}
+
+// fuzzRun runs go fuzz on FuzzGateVsModel with the bug planted (by
+// environment, for the fuzz workers), from an empty cache, until the first
+// failure or the cap.
+func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
+	r := powerRun{bug: b.Name, tech: "gofuzz", seed: seed}
+	cache, err := os.MkdirTemp("", "sealfuzz-cache-")
+	if err != nil {
+		return r
+	}
+	defer os.RemoveAll(cache)
+	cmd := exec.CommandContext(ctx, p.fuzzBin, "-test.run=^$", "-test.fuzz=^FuzzGateVsModel$",
+		"-test.fuzztime="+p.fuzzCap.String(), "-test.fuzzcachedir="+cache, "-test.fuzzminimizetime=5s")
+	cmd.Dir = p.root
+	cmd.Env = append(os.Environ(), zoo.FaultsEnv+"="+b.Name)
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return r
+	}
+	cmd.Stderr = cmd.Stdout
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return r
+	}
+	var crasher string
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !r.found && (strings.Contains(line, "minimizing") && strings.Contains(line, "failing input") || strings.HasPrefix(strings.TrimSpace(line), "--- FAIL")) {
+			r.found, r.after = true, time.Since(start)
+		}
+		if m := failedRE.FindStringSubmatch(line); m != nil {
+			crasher = filepath.Join(p.root, m[1])
+		}
+	}
+	cmd.Wait()
+	if crasher == "" {
+		r.found = false
+		return r
+	}
+	defer os.Remove(crasher)
+	src, err := os.ReadFile(crasher)
+	if err != nil {
+		return r
+	}
+	args, err := gen.ParseFuzzFile(src)
+	if err != nil {
+		return r
+	}
+	if cfg, evs, ok := gen.FromFuzzArgs("FuzzGateVsModel", args); ok {
+		r.events, r.check = reduced(b, cfg, evs)
+	}
+	return r
+}
+
+type stat struct {
+	runs, found     int
+	median, maximum time.Duration
+	events          int // median reduced length
+}
+
+func (p *power) stats(bug, tech string) (stat, bool) {
+	var s stat
+	var times []time.Duration
+	var lens []int
+	for _, r := range p.runs {
+		if r.bug != bug || r.tech != tech {
+			continue
+		}
+		s.runs++
+		if r.found {
+			s.found++
+			times = append(times, r.after)
+			lens = append(lens, r.events)
+		}
+	}
+	if s.runs == 0 {
+		return s, false
+	}
+	if len(times) > 0 {
+		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+		sort.Ints(lens)
+		s.median, s.maximum, s.events = times[len(times)/2], times[len(times)-1], lens[len(lens)/2]
+	}
+	return s, true
+}
+
+func (p *power) table() string {
+	var b strings.Builder
+	techs := []string{"rapid", "gofuzz", "corpus"}
+	fmt.Fprintf(&b, "| bug | pattern | findings |")
+	for _, t := range techs {
+		if p.techs[t] {
+			fmt.Fprintf(&b, " %s: found | median | max | events |", t)
+		}
+	}
+	b.WriteString("\n|---|---|---|")
+	for _, t := range techs {
+		if p.techs[t] {
+			b.WriteString("---|---|---|---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, bug := range p.bugs {
+		fmt.Fprintf(&b, "| %s | %s | %s |", bug.Name, bug.Pattern, bug.Findings)
+		for _, t := range techs {
+			if !p.techs[t] {
+				continue
+			}
+			s, _ := p.stats(bug.Name, t)
+			if s.found == 0 {
+				fmt.Fprintf(&b, " 0/%d | – | – | – |", s.runs)
+				continue
+			}
+			fmt.Fprintf(&b, " %d/%d | %s | %s | %d |", s.found, s.runs, short(s.median), short(s.maximum), s.events)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "\nrapid: %d seeds × %d runs (`machine.Hunt`, no shrinking); gofuzz: %d runs of FuzzGateVsModel from an empty cache, capped at %v, time includes process start; corpus: one deterministic replay in file order. events: median length of the counterexample after `reduce`.\n",
+		p.seeds, p.checks, p.seeds, p.fuzzCap)
+	return b.String()
+}
+
+func short(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
