@@ -11,7 +11,7 @@
 package gen
 
 import (
-	"encoding/binary"
+	"fmt"
 
 	fuzz "github.com/google/gofuzz"
 
@@ -20,15 +20,20 @@ import (
 	"sealgate/scn"
 )
 
-// zeroTail is a rand.Source that reads 63-bit numbers from the input and
-// returns zeros once it runs out.
+// zeroTail is a rand.Source that spends one input byte per number
+// (replicated across the word, so that both the high bits rand.Intn reads
+// and the low bits a uint8 field takes depend on it) and returns zeros once
+// the input runs out. One byte per choice keeps the fuzzer's mutations
+// local: changing a byte changes one decision.
 type zeroTail struct{ data []byte }
 
 func (z *zeroTail) Int63() int64 {
-	var b [8]byte
-	n := copy(b[:], z.data)
-	z.data = z.data[n:]
-	return int64(binary.LittleEndian.Uint64(b[:]) >> 1)
+	if len(z.data) == 0 {
+		return 0
+	}
+	b := z.data[0]
+	z.data = z.data[1:]
+	return int64(uint64(b) * 0x0101010101010101 >> 1)
 }
 
 func (z *zeroTail) Seed(int64) {}
@@ -147,13 +152,28 @@ func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 	}
 	sent := map[string]*callState{} // attempt/item -> what was streamed so far
 	var evs []sealgate.Event
+	// Most events go to the attempt opened last and to the item begun last
+	// in it (the shapes real streams have); the pools make the rest collide.
+	cur, lastItem := "", map[string]string{}
 	for _, e := range r.Events {
 		a, item := pick(attempts, e.Attempt), pick(items, e.Item)
+		if cur != "" && e.Attempt%4 != 3 {
+			a = cur
+		}
+		if li, ok := lastItem[a]; ok && e.Item%4 != 3 && e.Kind%12 > 3 {
+			item = li
+		}
 		cs := sent[a+"/"+item]
 		switch e.Kind % 12 {
 		case 0, 1:
+			a = pick(attempts, e.Attempt)
+			if e.Attempt%4 == 0 {
+				a = fmt.Sprintf("r%d", len(evs)) // a fresh id
+			}
+			cur = a
 			evs = append(evs, sealgate.OpenEvent(a, pick(turns, e.Turn)))
 		case 2, 3:
+			lastItem[a] = item
 			sent[a+"/"+item] = &callState{doc: Docs[int(e.Doc)%len(Docs)]}
 			evs = append(evs, sealgate.BeginEvent(a, item, pick(calls, e.Call), pick(toolIDs, e.Tool)))
 		case 4, 5, 6:

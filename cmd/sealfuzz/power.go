@@ -36,18 +36,19 @@ type powerRun struct {
 }
 
 type power struct {
-	seeds    int
-	checks   int
-	fuzzCap  time.Duration
-	techs    map[string]bool
-	bugs     []zoo.Bug
-	out      string
-	stdout   io.Writer
-	stderr   io.Writer
-	runs     []powerRun
-	root     string
-	fuzzBin  string
-	scenario []*scn.Scenario
+	seeds     int
+	fuzzSeeds int
+	checks    int
+	fuzzCap   time.Duration
+	techs     map[string]bool
+	bugs      []zoo.Bug
+	out       string
+	stdout    io.Writer
+	stderr    io.Writer
+	runs      []powerRun
+	root      string
+	fuzzBin   string
+	scenario  []*scn.Scenario
 }
 
 func powerMain(args []string, stdout, stderr io.Writer) int {
@@ -55,13 +56,17 @@ func powerMain(args []string, stdout, stderr io.Writer) int {
 	seeds := fs.Int("seeds", 10, "runs per bug and randomized technique")
 	checks := fs.Int("checks", 100, "rapid runs per seed (rapid's default count)")
 	fuzzCap := fs.Duration("fuzz-cap", 60*time.Second, "time cap of one go fuzz run")
+	fuzzSeeds := fs.Int("fuzz-seeds", 0, "go fuzz runs per bug (default: -seeds)")
 	techs := fs.String("techniques", "rapid,gofuzz,corpus", "techniques to measure")
 	bugs := fs.String("bugs", "", "comma-separated zoo bugs (default: all)")
 	out := fs.String("out", filepath.Join("docs", "power"), "folder for power.md and power.png")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	p := &power{seeds: *seeds, checks: *checks, fuzzCap: *fuzzCap, techs: map[string]bool{}, out: *out,
+	if *fuzzSeeds <= 0 {
+		*fuzzSeeds = *seeds
+	}
+	p := &power{seeds: *seeds, fuzzSeeds: *fuzzSeeds, checks: *checks, fuzzCap: *fuzzCap, techs: map[string]bool{}, out: *out,
 		stdout: stdout, stderr: stderr, root: "."}
 	for _, t := range strings.Split(*techs, ",") {
 		switch t = strings.TrimSpace(t); t {
@@ -117,11 +122,11 @@ func (p *power) run(ctx context.Context) error {
 		if p.techs["corpus"] {
 			p.record(p.corpusRun(b))
 		}
-		for seed := 1; seed <= p.seeds && ctx.Err() == nil; seed++ {
-			if p.techs["rapid"] {
+		for seed := 1; seed <= max(p.seeds, p.fuzzSeeds) && ctx.Err() == nil; seed++ {
+			if p.techs["rapid"] && seed <= p.seeds {
 				p.record(p.rapidRun(b, seed))
 			}
-			if p.techs["gofuzz"] {
+			if p.techs["gofuzz"] && seed <= p.fuzzSeeds {
 				p.record(p.fuzzRun(ctx, b, seed))
 			}
 		}
@@ -324,7 +329,7 @@ func (p *power) table() string {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "\nrapid: %d seeds × %d runs (`machine.Hunt`, no shrinking); gofuzz: %d runs of FuzzGateVsModel from an empty cache, capped at %v, time includes process start; corpus: one deterministic replay in file order. events: median length of the counterexample after `reduce`.\n",
-		p.seeds, p.checks, p.seeds, p.fuzzCap)
+		p.seeds, p.checks, p.fuzzSeeds, p.fuzzCap)
 	return b.String()
 }
 
