@@ -113,6 +113,10 @@ func (d *anthropic) frame(f frame) error {
 		if r, ok, err := delta.str("stop_reason"); err != nil {
 			return fmt.Errorf("delta.%v", err)
 		} else if ok {
+			if d.stopReason != "" && d.stopReason != r {
+				// A later delta could turn max_tokens into tool_use.
+				return fmt.Errorf("stop_reason %q after %q: a message stops for one reason", r, d.stopReason)
+			}
 			d.stopReason = r
 		}
 	}

@@ -130,6 +130,10 @@ func (d *chat) choice(n int, c obj) error {
 	if !ok {
 		return nil
 	}
+	if prev, seen := d.choices[ci]; seen && prev != "" && prev != fr {
+		// A different second finish could turn a truncation into success.
+		return fmt.Errorf("choices[%d]: finish_reason %q after %q: a choice finishes once", n, fr, prev)
+	}
 	switch fr {
 	case "tool_calls", "stop":
 		// The only per-call end this protocol has: the choice's own finish.
