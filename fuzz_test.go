@@ -3,6 +3,7 @@ package sealgate_test
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,15 @@ func FuzzGateVsModel(f *testing.F) {
 				f.Add(append([]byte{1}, src...))
 			}
 		}
+	}
+	// Generic random streams, the same with or without a planted bug: the
+	// fuzzer starts from shapes, not from the corpus's answers.
+	for i := int64(0); i < 32; i++ {
+		r := rand.New(rand.NewSource(i))
+		b := make([]byte, 64+r.Intn(448))
+		r.Read(b)
+		b[0] = 0 // the gofuzz reading
+		f.Add(b)
 	}
 	f.Add([]byte{0})
 	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"))

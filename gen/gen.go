@@ -54,7 +54,7 @@ type RawEvent struct {
 	Attempt, Item, Turn, Doc uint8
 	Call, Tool               uint8
 	Chunk                    uint8 // how many bytes of the call's document a delta carries
-	Garbage                  []byte
+	Garbage                  uint8 // which of GarbagePieces, when UseGarbage
 	UseGarbage               bool
 	Status                   uint8
 	Final                    uint8 // 0 none, 1 what was sent, 2 the whole document, 3 garbage
@@ -109,6 +109,13 @@ var Docs = []string{
 	`{"t\u006fken":"escaped-name-secret","x":"\uFDD0"}`,
 }
 
+// GarbagePieces are fragments that break a stream's JSON in the usual ways.
+var GarbagePieces = [][]byte{
+	[]byte("\xff"), []byte("}"), []byte(`{"a":`), []byte("NaN"), []byte(`"\ud800"`), []byte(""),
+	[]byte(","), []byte(" "), []byte(`{"path":"notes.md","content":"x"}`), []byte("\xe4\xbd"),
+	[]byte(`"token":"leak`), []byte("]"), []byte(`{}`), []byte("\n"), []byte(`\u00`), []byte("tru"),
+}
+
 var (
 	attempts = []string{"r1", "r2", "r3"}
 	items    = []string{"0", "1", "2"}
@@ -160,12 +167,14 @@ func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 		if cur != "" && e.Attempt%4 != 3 {
 			a = cur
 		}
-		if li, ok := lastItem[a]; ok && e.Item%4 != 3 && e.Kind%12 > 3 {
+		if li, ok := lastItem[a]; ok && e.Item%4 != 3 && e.Kind%13 > 3 && e.Kind%13 != 12 {
 			item = li
 		}
 		cs := sent[a+"/"+item]
-		switch e.Kind % 12 {
-		case 0, 1:
+		switch e.Kind % 13 {
+		case 0:
+			continue // zeros past the end of the input add nothing
+		case 1, 12:
 			a = pick(attempts, e.Attempt)
 			if e.Attempt%4 == 0 {
 				a = fmt.Sprintf("r%d", len(evs)) // a fresh id
@@ -180,7 +189,7 @@ func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 			var b []byte
 			switch {
 			case e.UseGarbage:
-				b = e.Garbage
+				b = GarbagePieces[int(e.Garbage)%len(GarbagePieces)]
 			case cs != nil:
 				n := min(int(e.Chunk)%24, len(cs.doc)-cs.sent)
 				if int(e.Chunk)%24 == 23 {
@@ -197,7 +206,7 @@ func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 			case e.Final%4 == 2 && cs != nil:
 				evs = append(evs, sealgate.EndFinalEvent(a, item, []byte(cs.doc)))
 			case e.Final%4 == 3:
-				evs = append(evs, sealgate.EndFinalEvent(a, item, e.Garbage))
+				evs = append(evs, sealgate.EndFinalEvent(a, item, GarbagePieces[int(e.Garbage)%len(GarbagePieces)]))
 			default:
 				evs = append(evs, sealgate.EndEvent(a, item))
 			}

@@ -33,7 +33,8 @@ type campaign struct {
 	stderr   io.Writer
 	terminal bool
 
-	minimize time.Duration // go fuzz's -fuzzminimizetime (0: go's default, 60s)
+	minimize  time.Duration // go fuzz's -fuzzminimizetime (0: go's default, 60s)
+	cacheRoot string        // fuzz caches here instead of go's (tests start from nothing)
 
 	where  map[string]*fuzzPkg // target name -> its package
 	stats  map[string]*targetStats
@@ -138,7 +139,9 @@ func (c *campaign) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if p.cache, err = fuzzCache(p.dir); err != nil {
+		if c.cacheRoot != "" {
+			p.cache = filepath.Join(c.cacheRoot, fmt.Sprint(i))
+		} else if p.cache, err = fuzzCache(p.dir); err != nil {
 			return err
 		}
 		for _, n := range names {

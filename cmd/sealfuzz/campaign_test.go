@@ -93,18 +93,24 @@ func TestCampaignFakeTarget(t *testing.T) {
 	}
 }
 
-// TestGoFuzzCatchesReleaseAtEnd plants "release at end under after-turn"
-// in the gate (by environment, as fuzz workers are separate processes):
-// go fuzz must find it without the corpus's help, and the campaign must
-// reduce it to a readable scenario of at most 6 events.
-func TestGoFuzzCatchesReleaseAtEnd(t *testing.T) {
+// TestGoFuzzCatchesUnbounded plants the zoo bug "unbounded" (limits
+// ignored) in the gate, by environment as fuzz workers are separate
+// processes. From an empty fuzz cache and without the corpus's help, go
+// fuzz must find it and the campaign must reduce it to a readable scenario
+// of at most 6 events. (From a blank start go fuzz finds few zoo bugs:
+// see docs/power; this one it finds in seconds.)
+func TestGoFuzzCatchesUnbounded(t *testing.T) {
 	needGo(t)
-	t.Setenv(zoo.FaultsEnv, "release-at-end")
+	if os.Getenv("SEALGATE_SLOW") == "" {
+		t.Skip("a go fuzz search bounded only by a time cap: run it with SEALGATE_SLOW=1 (docs/power measures it)")
+	}
+	t.Setenv(zoo.FaultsEnv, "unbounded")
 	regress := t.TempDir()
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	var out, errb bytes.Buffer
 	c := &campaign{dir: root, total: 3 * time.Minute, slice: 3 * time.Minute, targets: []string{"FuzzGateVsModel"},
-		regress: regress, stop: true, stdout: &out, stderr: &errb, stats: map[string]*targetStats{}, broken: map[string]bool{}}
+		regress: regress, stop: true, minimize: 5 * time.Second, cacheRoot: t.TempDir(),
+		stdout: &out, stderr: &errb, stats: map[string]*targetStats{}, broken: map[string]bool{}}
 	start := time.Now()
 	if err := c.run(context.Background()); err != nil {
 		t.Fatalf("campaign: %v\n%s", err, errb.String())
