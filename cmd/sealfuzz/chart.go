@@ -15,7 +15,7 @@ import (
 // mark means the bug was never found that way.
 func (p *power) chart(path string) error {
 	pl := plot.New()
-	pl.Title.Text = "sealgate bug zoo: time to first failure (filled: median, hollow: max)"
+	pl.Title.Text = "sealgate bug zoo: time to first failure (solid mark: median, ring: max)"
 	pl.Y.Label.Text = "milliseconds (log scale)"
 	pl.Y.Scale = plot.LogScale{}
 	pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
@@ -47,7 +47,8 @@ func (p *power) chart(path string) error {
 		if err != nil {
 			return err
 		}
-		sm.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(i), Radius: vg.Points(4), Shape: plotutil.Shape(i)}
+		solid := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
+		sm.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(i), Radius: vg.Points(4), Shape: solid[i%len(solid)]}
 		sx, err := plotter.NewScatter(mx)
 		if err != nil {
 			return err
