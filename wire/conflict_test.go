@@ -54,3 +54,43 @@ data: {"type":"message_stop"}
 		}
 	}
 }
+
+// Gemini's only terminal event is the end of the body: an attempt closes
+// complete only there (or when another response starts), once every
+// candidate has finished. A usage chunk after the finish is part of the
+// same response, and a candidate that appears later and never finishes
+// keeps the turn unfinished (found in review).
+func TestGeminiClosesAtTheEndOfTheBody(t *testing.T) {
+	call := `data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"rm","args":{"p":"/"}}}],"role":"model"},"finishReason":"STOP","index":0}],"responseId":"r1"}` + "\n\n"
+	cases := []struct {
+		name string
+		body string
+		want sealgate.Status
+	}{
+		{"usage after the finish", call + `data: {"usageMetadata":{"promptTokenCount":5},"responseId":"r1"}` + "\n\n", sealgate.Complete},
+		{"a later candidate never finishes", call + `data: {"candidates":[{"content":{"parts":[{"text":"more"}],"role":"model"},"index":1}],"responseId":"r1"}` + "\n\n", sealgate.Disconnected},
+	}
+	for _, c := range cases {
+		evs, err := Decode(Gemini, strings.NewReader(c.body), Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		closes := 0
+		for _, e := range evs {
+			switch e.Kind {
+			case sealgate.Close:
+				closes++
+				if e.Status != c.want {
+					t.Errorf("%s: close %s, want %s", c.name, e.Status, c.want)
+				}
+			case sealgate.Open:
+				if e.Attempt != "r1" || closes > 0 {
+					t.Errorf("%s: unexpected %v", c.name, e)
+				}
+			}
+		}
+		if closes != 1 {
+			t.Errorf("%s: %d closes, want 1: %v", c.name, closes, evs)
+		}
+	}
+}

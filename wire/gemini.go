@@ -39,6 +39,17 @@ func (d *gemini) frame(f frame) error {
 	if err != nil {
 		return err
 	}
+	// Gemini has no terminal event but the end of the body: an attempt
+	// whose candidates have all finished stays open (more candidates or a
+	// usage chunk may follow) until the body ends or another response
+	// starts.
+	if s.state == live && d.allFinished() {
+		cands, _, _ := o.array("candidates")
+		if d.fromID && rid != "" && rid != s.cur || !d.fromID && len(cands) > 0 {
+			s.closeWith(d.status())
+			s.state = idle
+		}
+	}
 	switch s.state {
 	case idle, draining:
 		// Gemini has no start event: the first chunk opens the attempt.
@@ -75,17 +86,29 @@ func (d *gemini) frame(f frame) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// allFinished: every candidate seen has its finishReason.
+func (d *gemini) allFinished() bool {
 	if len(d.cands) == 0 {
-		return nil
+		return false
 	}
 	for _, c := range d.cands {
 		if c.finish == "" {
-			return nil
+			return false
 		}
 	}
-	s.closeWith(d.status())
-	s.state = idle
-	return nil
+	return true
+}
+
+// eof closes, at the end of the body, an attempt whose candidates all
+// finished: the status they agree on. Anything else is left to the
+// generic rule (disconnected).
+func (d *gemini) eof() {
+	if d.s.state == live && d.allFinished() {
+		d.s.closeWith(d.status())
+	}
 }
 
 func (d *gemini) candidate(n int, c obj) error {

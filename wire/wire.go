@@ -164,7 +164,11 @@ func DecodeFunc(p Protocol, r io.Reader, o Options, emit func(sealgate.Event) er
 		}
 	}
 	// End of the body. Only a protocol's own terminal event completes an
-	// attempt; whatever was seen last, an attempt still open was cut.
+	// attempt (for Gemini, the end of a body whose candidates all
+	// finished); whatever was seen last, an attempt still open was cut.
+	if e, ok := h.(interface{ eof() }); ok {
+		e.eof()
+	}
 	if s.state == live || s.state == dead {
 		s.closeWith(sealgate.Disconnected)
 	}
