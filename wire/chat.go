@@ -154,6 +154,9 @@ func (d *chat) choice(n int, c obj) error {
 }
 
 func (d *chat) toolCall(ci int, tc obj) error {
+	if fr := d.choices[ci]; fr != "" {
+		return fmt.Errorf("tool_calls fragment after the choice finished (%q)", fr)
+	}
 	// A missing or negative index is never taken as slot 0.
 	ti, ok, err := tc.index("index")
 	if err != nil {

@@ -170,6 +170,10 @@ func (d *responses) added(o obj) error {
 	if err != nil {
 		return fmt.Errorf("item.%v", err)
 	}
+	if _, known := d.byIndex[idx]; !known && len(d.byIndex) >= d.s.o.MaxCalls*4 {
+		// Hosted tools and messages are items too: bound them like calls.
+		return fmt.Errorf("more than %d output items", d.s.o.MaxCalls*4)
+	}
 	it := &rItem{token: itoa(idx), fn: kind == "function_call", kind: kind}
 	if prev := d.byIndex[idx]; prev != nil && (!prev.fn || !it.fn) {
 		return fmt.Errorf("output_index %d added twice", idx)
