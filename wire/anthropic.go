@@ -84,12 +84,9 @@ func (d *anthropic) frame(f frame) error {
 	case "content_block_delta":
 		return d.blockDelta(o)
 	case "content_block_stop":
-		idx, ok, err := o.index("index")
+		idx, err := o.needIndex("index")
 		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("content_block_stop: index missing")
+			return fmt.Errorf("content_block_stop: %w", err)
 		}
 		b := d.blocks[idx]
 		if b == nil {
@@ -125,12 +122,9 @@ func (d *anthropic) frame(f frame) error {
 }
 
 func (d *anthropic) start(o obj) error {
-	msg, ok, err := o.object("message")
+	msg, err := o.needObject("message")
 	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("message_start: message missing")
+		return fmt.Errorf("message_start: %w", err)
 	}
 	id, _, err := msg.str("id")
 	if err != nil {
@@ -190,19 +184,13 @@ func (d *anthropic) beginTool(tok string, b obj) error {
 }
 
 func (d *anthropic) blockStart(o obj) error {
-	idx, ok, err := o.index("index")
+	idx, err := o.needIndex("index")
 	if err != nil {
-		return err
+		return fmt.Errorf("content_block_start: %w", err)
 	}
-	if !ok {
-		return fmt.Errorf("content_block_start: index missing")
-	}
-	b, ok, err := o.object("content_block")
+	b, err := o.needObject("content_block")
 	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("content_block_start: content_block missing")
+		return fmt.Errorf("content_block_start: %w", err)
 	}
 	kind, err := b.needStr("type")
 	if err != nil {
@@ -246,19 +234,13 @@ func (d *anthropic) blockStart(o obj) error {
 }
 
 func (d *anthropic) blockDelta(o obj) error {
-	idx, ok, err := o.index("index")
+	idx, err := o.needIndex("index")
 	if err != nil {
-		return err
+		return fmt.Errorf("content_block_delta: %w", err)
 	}
-	if !ok {
-		return fmt.Errorf("content_block_delta: index missing")
-	}
-	delta, ok, err := o.object("delta")
+	delta, err := o.needObject("delta")
 	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("content_block_delta: delta missing")
+		return fmt.Errorf("content_block_delta: %w", err)
 	}
 	kind, err := delta.needStr("type")
 	if err != nil {

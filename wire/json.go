@@ -404,6 +404,24 @@ func (o obj) needStr(k string) (string, error) {
 	return s, err
 }
 
+// needObject is object for a member the protocol requires.
+func (o obj) needObject(k string) (obj, error) {
+	v, ok, err := o.object(k)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s missing", k)
+	}
+	return v, err
+}
+
+// needIndex is index for a member the protocol requires.
+func (o obj) needIndex(k string) (int, error) {
+	v, ok, err := o.index(k)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s missing", k)
+	}
+	return v, err
+}
+
 func (o obj) object(k string) (obj, bool, error) {
 	v, ok := o.raw(k)
 	if !ok {

@@ -148,19 +148,13 @@ func (d *responses) responseID(o obj) (string, error) {
 }
 
 func (d *responses) added(o obj) error {
-	idx, ok, err := o.index("output_index")
+	idx, err := o.needIndex("output_index")
 	if err != nil {
-		return err
+		return fmt.Errorf("output_item.added: %w", err)
 	}
-	if !ok {
-		return fmt.Errorf("output_item.added: output_index missing")
-	}
-	item, ok, err := o.object("item")
+	item, err := o.needObject("item")
 	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("output_item.added: item missing")
+		return fmt.Errorf("output_item.added: %w", err)
 	}
 	kind, err := item.needStr("type")
 	if err != nil {
@@ -256,12 +250,9 @@ func (d *responses) lookup(o obj) (*rItem, string, error) {
 // events). status "incomplete" means the call was cut: the attempt is
 // truncated at once, whatever its terminal event says later.
 func (d *responses) itemDone(o obj) error {
-	item, ok, err := o.object("item")
+	item, err := o.needObject("item")
 	if err != nil {
-		return err
-	}
-	if !ok {
-		return fmt.Errorf("output_item.done: item missing")
+		return fmt.Errorf("output_item.done: %w", err)
 	}
 	kind, err := item.needStr("type")
 	if err != nil {
