@@ -86,13 +86,15 @@ func drawConfig(t *rapid.T) sealgate.Config {
 
 // drawDoc is the argument text a call grows toward: a generated valid
 // object, one of the fixed documents (each a way to pass or fail a
-// check), or a corrupted one.
+// check), nothing at all, or a corrupted object.
 func drawDoc(t *rapid.T) []byte {
-	switch rapid.IntRange(0, 3).Draw(t, "doc-kind") {
-	case 0:
+	switch rapid.IntRange(0, 7).Draw(t, "doc-kind") {
+	case 0, 1:
 		return []byte(JSONObject().Draw(t, "doc"))
-	case 1, 2:
+	case 2, 3, 4:
 		return []byte(rapid.SampledFrom(gen.Docs).Draw(t, "fixed-doc"))
+	case 5:
+		return nil // a call that names its tool and sends nothing (F11, F46)
 	}
 	b := []byte(JSONObject().Draw(t, "doc"))
 	i := rapid.IntRange(0, len(b)-1).Draw(t, "corrupt-at")
@@ -236,7 +238,15 @@ func (m *machine) sendAll(t *rapid.T, cs []*call, peeks bool) {
 	}
 	order := rapid.Permutation(cs).Draw(t, "end-order")
 	for _, c := range order {
-		m.emit(t, m.attemptOf(c.attempt), sealgate.EndEvent(c.attempt, c.item))
+		a := m.attemptOf(c.attempt)
+		switch rapid.IntRange(0, 5).Draw(t, "end-final") {
+		case 0: // the protocol repeats the whole text (Responses)
+			m.emit(t, a, sealgate.EndFinalEvent(c.attempt, c.item, c.doc))
+		case 1: // a stale snapshot (F35)
+			m.emit(t, a, sealgate.EndFinalEvent(c.attempt, c.item, c.doc[:len(c.doc)/2]))
+		default:
+			m.emit(t, a, sealgate.EndEvent(c.attempt, c.item))
+		}
 	}
 }
 
