@@ -25,16 +25,9 @@ type aBlock struct {
 }
 
 func (d *anthropic) frame(f frame) error {
-	o, err := parseFrame(f)
+	o, typ, err := typedFrame(f)
 	if err != nil {
 		return err
-	}
-	typ, err := o.needStr("type")
-	if err != nil {
-		return err
-	}
-	if f.event != "" && f.event != typ {
-		return fmt.Errorf("SSE event %q carries a %q payload", f.event, typ)
 	}
 	s := d.s
 	switch typ {
@@ -52,16 +45,7 @@ func (d *anthropic) frame(f frame) error {
 		}
 		return d.start(o)
 	case "message_stop":
-		switch s.state {
-		case idle:
-			return fmt.Errorf("message_stop with no message open")
-		case live:
-			s.closeWith(d.status())
-		case dead:
-			s.closeWith(sealgate.Failed)
-		}
-		s.state = idle
-		return nil
+		return s.terminal(d.status(), "message_stop with no message open")
 	case "error":
 		if s.state == live || s.state == dead {
 			s.closeWith(sealgate.Failed)

@@ -28,16 +28,7 @@ type cCall struct {
 func (d *chat) frame(f frame) error {
 	s := d.s
 	if string(f.data) == "[DONE]" {
-		switch s.state {
-		case idle:
-			return fmt.Errorf("[DONE] with no completion open")
-		case live:
-			s.closeWith(d.status())
-		case dead:
-			s.closeWith(sealgate.Failed)
-		}
-		s.state = idle
-		return nil
+		return s.terminal(d.status(), "[DONE] with no completion open")
 	}
 	o, err := parseFrame(f)
 	if err != nil {

@@ -25,16 +25,9 @@ type rItem struct {
 }
 
 func (d *responses) frame(f frame) error {
-	o, err := parseFrame(f)
+	o, typ, err := typedFrame(f)
 	if err != nil {
 		return err
-	}
-	typ, err := o.needStr("type")
-	if err != nil {
-		return err
-	}
-	if f.event != "" && f.event != typ {
-		return fmt.Errorf("SSE event %q carries a %q payload", f.event, typ)
 	}
 	s := d.s
 	if seq, ok, err := o.index("sequence_number"); err != nil {

@@ -246,6 +246,37 @@ func (s *sink) closeWith(st sealgate.Status) {
 	s.state = draining
 }
 
+// terminal handles a protocol's terminal event: the open attempt closes
+// with st (failed if it is dead) and the sink waits for the next one. A
+// terminal event with no attempt open is the error none.
+func (s *sink) terminal(st sealgate.Status, none string) error {
+	switch s.state {
+	case idle:
+		return errors.New(none)
+	case live, dead:
+		s.closeWith(st)
+	}
+	s.state = idle
+	return nil
+}
+
+// typedFrame reads a frame whose object names its own type, as Responses
+// and Anthropic events do; an SSE event name must agree with it.
+func typedFrame(f frame) (obj, string, error) {
+	o, err := parseFrame(f)
+	if err != nil {
+		return o, "", err
+	}
+	typ, err := o.needStr("type")
+	if err != nil {
+		return o, "", err
+	}
+	if f.event != "" && f.event != typ {
+		return o, "", fmt.Errorf("SSE event %q carries a %q payload", f.event, typ)
+	}
+	return o, typ, nil
+}
+
 func (s *sink) begin(item, call, tool string) error {
 	if err := bare("call id", call, s.o.MaxID); err != nil {
 		return err

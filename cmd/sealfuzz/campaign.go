@@ -273,6 +273,30 @@ func fuzzCache(dir string) (string, error) {
 	return filepath.Join(strings.TrimSpace(string(out)), "fuzz", "sealfuzz", filepath.Base(abs)), nil
 }
 
+// runFuzzer runs a fuzzing test binary in dir, with extra environment,
+// handing each line of its output to onLine, and returns how it exited.
+func runFuzzer(ctx context.Context, bin, dir string, env, args []string, onLine func(string)) error {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		onLine(sc.Text())
+	}
+	return cmd.Wait()
+}
+
 // minSlice is the shortest turn the campaign gives a target.
 const minSlice = 3 * time.Second
 
@@ -298,26 +322,13 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	if c.workers > 0 {
 		args = append(args, "-test.parallel="+strconv.Itoa(c.workers))
 	}
-	cmd := exec.CommandContext(ctx, p.bin, args...)
-	cmd.Dir = p.dir
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	cmd.Stderr = cmd.Stdout
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return err
-	}
 	var crasher string
 	var tail []string // the failure message, for targets we cannot reduce
 	var execs int64
 	newInt := 0
 	lastPrint := time.Time{}
-	sc := bufio.NewScanner(pipe)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	start := time.Now()
+	runErr := runFuzzer(ctx, p.bin, p.dir, nil, args, func(line string) {
 		if m := progressRE.FindStringSubmatch(line); m != nil {
 			execs, _ = strconv.ParseInt(m[1], 10, 64)
 			rate, _ := strconv.Atoi(m[2])
@@ -330,8 +341,7 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 		if strings.HasPrefix(strings.TrimSpace(line), "---") || len(tail) > 0 && len(tail) < 40 {
 			tail = append(tail, line)
 		}
-	}
-	runErr := cmd.Wait()
+	})
 	if c.terminal {
 		fmt.Fprintln(c.stdout)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -220,32 +219,18 @@ func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
 		return r
 	}
 	defer os.RemoveAll(cache)
-	cmd := exec.CommandContext(ctx, p.fuzzBin, "-test.run=^$", "-test.fuzz=^FuzzGateVsModel$",
-		"-test.fuzztime="+p.fuzzCap.String(), "-test.fuzzcachedir="+cache, "-test.fuzzminimizetime=5s")
-	cmd.Dir = p.root
-	cmd.Env = append(os.Environ(), zoo.FaultsEnv+"="+b.Name)
-	pipe, err := cmd.StdoutPipe()
-	if err != nil {
-		return r
-	}
-	cmd.Stderr = cmd.Stdout
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return r
-	}
 	var crasher string
-	sc := bufio.NewScanner(pipe)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	start := time.Now()
+	runFuzzer(ctx, p.fuzzBin, p.root, []string{zoo.FaultsEnv + "=" + b.Name}, []string{"-test.run=^$",
+		"-test.fuzz=^FuzzGateVsModel$", "-test.fuzztime=" + p.fuzzCap.String(), "-test.fuzzcachedir=" + cache,
+		"-test.fuzzminimizetime=5s"}, func(line string) {
 		if !r.found && (strings.Contains(line, "minimizing") && strings.Contains(line, "failing input") || strings.HasPrefix(strings.TrimSpace(line), "--- FAIL")) {
 			r.found, r.after = true, time.Since(start)
 		}
 		if m := failedRE.FindStringSubmatch(line); m != nil {
 			crasher = filepath.Join(p.root, m[1])
 		}
-	}
-	cmd.Wait()
+	})
 	if crasher == "" {
 		r.found = false
 		return r
