@@ -1,6 +1,7 @@
 package sealgate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 )
@@ -11,29 +12,38 @@ import (
 // strictly valid JSON.
 func Compact(raw []byte) []byte {
 	out := make([]byte, 0, len(raw))
-	inString, escaped := false, false
-	for _, c := range raw {
-		if inString {
-			out = append(out, c)
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+	last := 0 // raw[last:i] is kept and not yet copied
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
 		case ' ', '\t', '\n', '\r':
-			continue
+			out = append(out, raw[last:i]...)
+			last = i + 1
 		case '"':
-			inString = true
+			i = stringEnd(raw, i)
 		}
-		out = append(out, c)
 	}
-	return out
+	return append(out, raw[last:]...)
+}
+
+// stringEnd returns the index of the quote that closes the string opened
+// at raw[open] (len(raw) if none): the next quote not escaped, that is, not
+// preceded by an odd run of backslashes.
+func stringEnd(raw []byte, open int) int {
+	for i := open + 1; ; {
+		q := bytes.IndexByte(raw[i:], '"')
+		if q < 0 {
+			return len(raw)
+		}
+		i += q
+		slashes := 0
+		for j := i - 1; j > open && raw[j] == '\\'; j-- {
+			slashes++
+		}
+		if slashes%2 == 0 {
+			return i
+		}
+		i++
+	}
 }
 
 // Key returns the idempotency key of a material: the first 16 lowercase hex

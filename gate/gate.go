@@ -50,6 +50,13 @@ type call struct {
 	released bool // released early: compensated if its attempt ends badly
 }
 
+// hotCall is a delta's route remembered: attempt id and item to the call.
+type hotCall struct {
+	attempt, item string
+	a             *attempt
+	c             *call
+}
+
 // Gate is the real gate. Build one with New; it is not safe for concurrent
 // use.
 type Gate struct {
@@ -61,6 +68,17 @@ type Gate struct {
 
 	n   int   // events fed so far
 	err error // sticky ledger failure
+
+	// spare is the largest buffer a decided call left, empty, for the next
+	// call to fill: a stream of long calls grows one buffer, not one each.
+	// It is never larger than the call-bytes limit.
+	spare []byte
+	// material is the scratch buffer of args-mode key material.
+	material []byte
+	// hot is where the last delta went: the next delta to the same call,
+	// the usual case, skips both map lookups. Both maps only grow until a
+	// restart, which clears it.
+	hot hotCall
 
 	attempts map[string]*attempt // every attempt opened since the last restart
 	turns    map[string]*attempt // turn -> its live attempt
@@ -96,6 +114,7 @@ func (g *Gate) forget() {
 	g.turns = map[string]*attempt{}
 	g.released = map[string]struct{}{}
 	g.retained = 0
+	g.hot = hotCall{}
 	g.gen++
 }
 
@@ -218,6 +237,9 @@ func (g *Gate) free(c *call) {
 		g.keepStale(c)
 	}
 	g.retained -= len(c.buf)
+	if cap(c.buf) > cap(g.spare) {
+		g.spare = c.buf[:0]
+	}
 	c.buf, c.preview, c.decided = nil, nil, true
 }
 
@@ -288,11 +310,19 @@ func (g *Gate) begin(ev sealgate.Event) []sealgate.Decision {
 
 // delta applies the byte budgets of SPEC section 3 and appends the fragment.
 func (g *Gate) delta(ev sealgate.Event) []sealgate.Decision {
-	a, out := g.route(ev, nil)
-	if a == nil {
-		return out
+	var a *attempt
+	var c *call
+	var out []sealgate.Decision
+	if h := g.hot; h.a != nil && h.a.state == live && ev.Attempt == h.attempt && ev.Item == h.item {
+		a, c = h.a, h.c
+	} else {
+		if a, out = g.route(ev, nil); a == nil {
+			return out
+		}
+		if c = a.items[ev.Item]; c != nil {
+			g.hot = hotCall{attempt: ev.Attempt, item: ev.Item, a: a, c: c}
+		}
 	}
-	c := a.items[ev.Item]
 	switch {
 	case c == nil:
 		return g.poison(a, ev, sealgate.UnknownCall, out)
@@ -311,6 +341,9 @@ func (g *Gate) delta(ev sealgate.Event) []sealgate.Decision {
 	}
 	if n == 0 {
 		return out
+	}
+	if c.buf == nil {
+		c.buf, g.spare = g.spare, nil
 	}
 	c.buf = append(partial.Reserve(c.buf, n, g.limits.CallBytes), ev.Bytes...)
 	a.bytes += n

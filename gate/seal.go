@@ -29,27 +29,38 @@ func (g *Gate) seal(a *attempt, c *call, pending map[string]struct{}) (verdict, 
 			c.buf = b
 		}
 	}
-	if r, err := ValidJSON(c.buf, g.limits.Depth); err != nil {
+	doc, ok := sealText(c.buf, g.limits.Depth)
+	if !ok {
+		r, err := ValidJSON(c.buf, g.limits.Depth)
+		if err == nil {
+			// The decoding pass refused what the exact check accepts:
+			// unreachable (a test holds the two equal), and refusing is
+			// the only safe answer.
+			r = sealgate.MalformedJSON
+		}
 		return verdict{reason: r}, nil
 	}
-	if firstByte(c.buf) != '{' {
+	obj, isObject := doc.(map[string]any)
+	if !isObject {
 		return verdict{reason: sealgate.NotObject}, nil
 	}
 	t := g.tools[c.tool]
 	if t == nil {
 		return verdict{reason: sealgate.SchemaFailed}, nil
 	}
-	doc, err := decodeArgs(c.buf)
-	if err != nil || !schemaAccepts(t, schemaNumbers(doc)) {
+	// The key reads the document before the schema check rewrites its
+	// numbers.
+	key, err := g.key(a, c, t, obj)
+	if err != nil {
+		// Unreachable for a document sealText decoded; refuse rather
+		// than guess.
+		return verdict{reason: sealgate.MalformedJSON}, nil
+	}
+	if !schemaAccepts(t, schemaNumbers(doc)) {
 		return verdict{reason: sealgate.SchemaFailed}, nil
 	}
 	if t.allow != nil && !allowed(t.allow, doc) {
 		return verdict{reason: sealgate.Unauthorized}, nil
-	}
-	key, err := g.key(a, c, t)
-	if err != nil {
-		// Unreachable for strictly valid text; refuse rather than guess.
-		return verdict{reason: sealgate.MalformedJSON}, nil
 	}
 	if _, ok := g.released[key]; ok {
 		return verdict{reason: sealgate.Duplicate, key: key}, nil
@@ -83,6 +94,7 @@ func schemaAccepts(t *tool, doc any) (ok bool) {
 	return t.schema.Validate(doc) == nil
 }
 
+// firstByte is the first non-space byte of b (0 if none).
 func firstByte(b []byte) byte {
 	for _, c := range b {
 		if !isSpace(c) {
@@ -109,23 +121,39 @@ func allowed(rule *sealgate.Allow, doc any) bool {
 	return false
 }
 
-// key is the call's idempotency key (SPEC section 4).
-func (g *Gate) key(a *attempt, c *call, t *tool) (string, error) {
+// key is the call's idempotency key (SPEC section 4), from the decoded
+// arguments.
+func (g *Gate) key(a *attempt, c *call, t *tool, args map[string]any) (string, error) {
 	switch t.idem.Mode {
 	case sealgate.IdemCall:
 		return sealgate.Key(sealgate.CallMaterial(a.turn, c.id)), nil
 	case sealgate.IdemFields:
-		fs, err := fieldCanonicals(c.buf, t.idem.Fields)
-		if err != nil {
-			return "", err
+		fs := make([][]byte, len(t.idem.Fields))
+		for i, name := range t.idem.Fields {
+			v, ok := args[name]
+			if !ok {
+				fs[i] = []byte("null")
+				continue
+			}
+			var err error
+			if fs[i], err = appendCanonical(nil, v); err != nil {
+				return "", err
+			}
 		}
 		return sealgate.Key(sealgate.FieldsMaterial(t.name, fs)), nil
 	}
-	cn, err := canonical(c.buf)
+	// sealgate.ArgsMaterial's layout (name, zero byte, canonical form),
+	// written into a buffer the gate keeps: no copy, and no allocation
+	// once it has grown.
+	m := append(append(g.material[:0], t.name...), 0)
+	m, err := appendCanonical(m, args)
 	if err != nil {
 		return "", err
 	}
-	return sealgate.Key(sealgate.ArgsMaterial(t.name, cn)), nil
+	if cap(m) <= 2*g.limits.CallBytes {
+		g.material = m
+	}
+	return sealgate.Key(m), nil
 }
 
 // decide seals one call and acts on the verdict at once.

@@ -1,0 +1,303 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// sealText is the seal's one pass over a call's text once it has ended.
+// jsontext's tokenizer checks the grammar (the same decoder ValidJSON runs),
+// and the pass adds the gate's own rules (depth, float64 range,
+// noncharacters) while it decodes the document the schema and the
+// authorization rule read. It answers only "valid, here is the document"
+// or "not valid": ValidJSON then finds the first violation and its reason.
+// One decoding pass instead of a validation, a decoding and a
+// canonicalization pass is what keeps sealing a long call near the cost of
+// validating it (the issue 4 benchmarks).
+//
+// Objects decode to map[string]any, arrays to []any, numbers to json.Number
+// as written, strings unescaped.
+func sealText(raw []byte, depth int) (any, bool) {
+	d := jsontext.NewDecoder(bytes.NewBuffer(raw))
+	s := sealScan{d: d, limit: depth}
+	v, ok := s.value(1)
+	if !ok {
+		return nil, false
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		return nil, false // a second value, or trailing bytes
+	}
+	return v, true
+}
+
+type sealScan struct {
+	d     *jsontext.Decoder
+	limit int
+}
+
+func (s *sealScan) value(depth int) (any, bool) {
+	tok, err := s.d.ReadToken()
+	if err != nil {
+		return nil, false
+	}
+	switch tok.Kind() {
+	case '{':
+		if depth > s.limit {
+			return nil, false
+		}
+		m := map[string]any{}
+		for s.d.PeekKind() == '"' {
+			tok, err := s.d.ReadToken()
+			if err != nil {
+				return nil, false
+			}
+			name := tok.String() // before the next read voids tok
+			if hasNoncharacter(name) {
+				return nil, false
+			}
+			v, ok := s.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			m[name] = v
+		}
+		if tok, err := s.d.ReadToken(); err != nil || tok.Kind() != '}' {
+			return nil, false
+		}
+		return m, true
+	case '[':
+		if depth > s.limit {
+			return nil, false
+		}
+		a := []any{}
+		for k := s.d.PeekKind(); k != ']' && k != 0; k = s.d.PeekKind() {
+			v, ok := s.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			a = append(a, v)
+		}
+		if tok, err := s.d.ReadToken(); err != nil || tok.Kind() != ']' {
+			return nil, false
+		}
+		return a, true
+	case '"':
+		str := tok.String()
+		if hasNoncharacter(str) {
+			return nil, false
+		}
+		return str, true
+	case '0':
+		lit := tok.String()
+		if _, finite := numberValue(lit); !finite {
+			return nil, false
+		}
+		return json.Number(lit), true
+	case 't':
+		return true, true
+	case 'f':
+		return false, true
+	case 'n':
+		return nil, true
+	}
+	return nil, false
+}
+
+// hasNoncharacter reports whether valid UTF-8 text holds a noncharacter
+// (isNoncharacter). Those encode as EF B7 90..AF, EF BF BE/BF, or four
+// bytes ending in xF BF BE/BF, so only runes at or past 0xEF need a look.
+func hasNoncharacter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0xEF {
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if isNoncharacter(r) {
+			return true
+		}
+		i += size - 1
+	}
+	return false
+}
+
+// errNotDecoded is for a document that sealText did not produce.
+var errNotDecoded = errors.New("value outside the decoded document model")
+
+// appendCanonical appends the RFC 8785 form of a document decoded by
+// sealText: members sorted by UTF-16 code units, numbers in ECMAScript
+// form, strings with the minimal escapes. The model has its own
+// canonicalizer over its own parser; the two test each other.
+func appendCanonical(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		names := make([]string, 0, len(v))
+		for k := range v {
+			names = append(names, k)
+		}
+		slices.SortFunc(names, compareUTF16)
+		b = append(b, '{')
+		for i, k := range names {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendCanonicalString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendCanonical(b, v[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		b = append(b, '[')
+		for i, x := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendCanonical(b, x); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	case string:
+		return appendCanonicalString(b, v), nil
+	case json.Number:
+		f, finite := numberValue(string(v))
+		if !finite {
+			return nil, errNotDecoded
+		}
+		return appendES6Number(b, f), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case nil:
+		return append(b, "null"...), nil
+	}
+	return nil, errNotDecoded
+}
+
+// canonicalEscape marks the bytes RFC 8785 escapes: the control characters,
+// the quote and the backslash.
+var canonicalEscape = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+func appendCanonicalString(b []byte, s string) []byte {
+	b = append(b, '"')
+	last := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !canonicalEscape[c] {
+			continue
+		}
+		b = append(b, s[last:i]...)
+		switch c {
+		case '"':
+			b = append(b, '\\', '"')
+		case '\\':
+			b = append(b, '\\', '\\')
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		default:
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		last = i + 1
+	}
+	b = append(b, s[last:]...)
+	return append(b, '"')
+}
+
+// appendES6Number appends ECMAScript's Number::toString of a finite f
+// (RFC 8785 section 3.2.2.3): the shortest round-tripping digits, plain
+// notation for decimal exponents from -6 to 21, exponent notation past
+// them, and 0 for negative zero.
+func appendES6Number(b []byte, f float64) []byte {
+	if f == 0 {
+		return append(b, '0')
+	}
+	if f < 0 {
+		b = append(b, '-')
+		f = -f
+	}
+	var tmp [32]byte
+	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // d[.ddd]e±XX
+	mant, exp, _ := strings.Cut(string(e), "e")
+	digits := strings.Replace(mant, ".", "", 1)
+	x, _ := strconv.Atoi(exp)
+	n := x + 1 // the decimal point sits after n digits
+	k := len(digits)
+	switch {
+	case k <= n && n <= 21:
+		b = append(b, digits...)
+		for ; k < n; k++ {
+			b = append(b, '0')
+		}
+	case 0 < n && n <= 21:
+		b = append(append(append(b, digits[:n]...), '.'), digits[n:]...)
+	case -6 < n && n <= 0:
+		b = append(b, '0', '.')
+		for ; n < 0; n++ {
+			b = append(b, '0')
+		}
+		b = append(b, digits...)
+	default:
+		b = append(b, digits[0])
+		if k > 1 {
+			b = append(append(b, '.'), digits[1:]...)
+		}
+		b = append(b, 'e')
+		if n-1 >= 0 {
+			b = append(b, '+')
+		}
+		b = strconv.AppendInt(b, int64(n-1), 10)
+	}
+	return b
+}
+
+// compareUTF16 orders strings by their UTF-16 code units, as RFC 8785
+// sorts member names. It differs from byte order only where a rune past
+// U+FFFF (a surrogate pair, D800-DBFF first) meets one in U+E000-U+FFFF.
+func compareUTF16(a, b string) int {
+	for a != "" && b != "" {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			ua, ub := firstUnit(ra), firstUnit(rb)
+			if ua != ub {
+				return int(ua) - int(ub)
+			}
+			return int(ra) - int(rb) // same high surrogate: the low ones order as the runes
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return len(a) - len(b)
+}
+
+func firstUnit(r rune) rune {
+	if r < 0x10000 {
+		return r
+	}
+	return 0xD800 + (r-0x10000)>>10
+}

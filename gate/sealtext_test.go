@@ -1,0 +1,156 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// sealTextSeeds are valid and invalid texts of every kind, for the tests
+// below and as FuzzSealText's seeds.
+var sealTextSeeds = []string{
+	`{}`, `[]`, `""`, `0`, `-0.5e-3`, `1E400`, `1e-400`, `-0`, `true`, `false`, `null`,
+	`{"a":[1,"x\u00e9\ud83d\ude00\n\"\\\/",{"b":null,"c":[]}],"d":{},"e":9007199254740993}`,
+	" {\n\"k\" : [ true , false ] ,\"\\u0061\":\"v\"} ",
+	`[[[[["deep"]]]],{"":""}]`,
+	`{"\ufdd0":1}`, `"\uffff"`, "\"\xef\xbf\xbe\"", "\"\xf0\x9f\xbf\xbf\"", `{"a":1,"a":2}`,
+	`{"a":1}x`, `{"a":1} {}`, `{"a":`, `[1,]`, `"\ud800"`, "\"\xff\"", `1e999`,
+	`{"\ud83d\ude00":1,"\uffee":2,"b":3,"":4}`, `[1e21,1e20,1.5e-7,0.000001,123456789012345678901234]`,
+	`"\u007f\u001f\b\f\n\r\t\u2028"`,
+}
+
+// jsontextCanonical is an independent oracle for appendCanonical:
+// jsontext's own RFC 8785 formatting. It reads numbers with strconv, which
+// misreads literals past 800 digits, so callers skip those.
+func jsontextCanonical(raw []byte) ([]byte, error) {
+	v := jsontext.Value(bytes.Clone(raw))
+	err := v.Canonicalize()
+	return v, err
+}
+
+func hasLongNumber(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, x := range v {
+			if hasLongNumber(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasLongNumber(x) {
+				return true
+			}
+		}
+	case json.Number:
+		return len(v) > 300
+	}
+	return false
+}
+
+// checkSealText holds sealText to ValidJSON (the same verdict), to
+// encoding/json (the same document) and to jsontext (the same canonical
+// form).
+func checkSealText(t *testing.T, raw []byte, depth int) {
+	t.Helper()
+	doc, ok := sealText(raw, depth)
+	r, err := ValidJSON(raw, depth)
+	if ok != (err == nil) {
+		t.Fatalf("%q depth %d: sealText ok=%v, ValidJSON %q %v", raw, depth, ok, r, err)
+	}
+	if !ok {
+		return
+	}
+	want, err := decodeNumbers(raw)
+	if err != nil || !reflect.DeepEqual(doc, want) {
+		t.Fatalf("%q: sealText %#v, encoding/json %#v (%v)", raw, doc, want, err)
+	}
+	got, err := appendCanonical(nil, doc)
+	if err != nil {
+		t.Fatalf("%q: appendCanonical: %v", raw, err)
+	}
+	if hasLongNumber(doc) {
+		return
+	}
+	if wantC, err := jsontextCanonical(raw); err != nil || !bytes.Equal(got, wantC) {
+		t.Fatalf("%q: canonical %q, jsontext %q (%v)", raw, got, wantC, err)
+	}
+}
+
+func TestSealTextSeeds(t *testing.T) {
+	for _, s := range sealTextSeeds {
+		for _, depth := range []int{1, 2, 3, 64} {
+			checkSealText(t, []byte(s), depth)
+		}
+	}
+}
+
+// TestSealTextJSONTestSuite runs the JSONTestSuite parsing corpus, read in
+// place (SEALGATE_JSONTESTSUITE, default ../../shared/jsontestsuite/test_parsing).
+func TestSealTextJSONTestSuite(t *testing.T) {
+	dir := os.Getenv("SEALGATE_JSONTESTSUITE")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "jsontestsuite", "test_parsing")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skipf("JSONTestSuite not found at %s (set SEALGATE_JSONTESTSUITE): %v", dir, err)
+	}
+	for _, e := range entries {
+		raw, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSealText(t, raw, 64)
+	}
+}
+
+func TestCanonicalForms(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{ "b" : 1, "a" : "\u0061\u00e9\/" }`, `{"a":"aé/","b":1}`},
+		{`1.0`, `1`},
+		{`-0`, `0`},
+		{`9007199254740993`, `9007199254740992`},
+		{`1e-400`, `0`},
+		{`1E2`, `100`},
+		{`1e21`, `1e+21`},
+		{`1e20`, `100000000000000000000`},
+		{`-1.5e-7`, `-1.5e-7`},
+		{`0.000001`, `0.000001`},
+		{`123.456e-2`, `1.23456`},
+		{`"\u007f\u001f"`, "\"\x7f\\u001f\""},
+		{`[1,{"z":[],"y":null}]`, `[1,{"y":null,"z":[]}]`},
+		// U+FFEE sorts after U+1F600 in UTF-16 (its high surrogate is D83D).
+		{`{"\uffee":1,"\ud83d\ude00":2}`, "{\"\U0001F600\":2,\"\uffee\":1}"},
+	}
+	for _, c := range cases {
+		doc, ok := sealText([]byte(c.in), 64)
+		if !ok {
+			t.Fatalf("%s: not sealed", c.in)
+		}
+		got, err := appendCanonical(nil, doc)
+		if err != nil || string(got) != c.want {
+			t.Errorf("canonical(%s) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	if _, err := appendCanonical(nil, struct{}{}); err == nil {
+		t.Error("appendCanonical accepted a value sealText never produces")
+	}
+}
+
+// FuzzSealText: the seal's one decoding pass agrees with ValidJSON on
+// every text at every depth limit, decodes as encoding/json does, and
+// canonicalizes as jsontext does.
+func FuzzSealText(f *testing.F) {
+	for _, s := range sealTextSeeds {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte, depth uint8) {
+		checkSealText(t, raw, 1+int(depth%70))
+	})
+}
