@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -44,6 +45,10 @@ type sealScan struct {
 }
 
 func (s *sealScan) value(depth int) (any, bool) {
+	if s.d.PeekKind() == '"' {
+		v, ok := s.str()
+		return v, ok
+	}
 	tok, err := s.d.ReadToken()
 	if err != nil {
 		return nil, false
@@ -55,12 +60,8 @@ func (s *sealScan) value(depth int) (any, bool) {
 		}
 		m := map[string]any{}
 		for s.d.PeekKind() == '"' {
-			tok, err := s.d.ReadToken()
-			if err != nil {
-				return nil, false
-			}
-			name := tok.String() // before the next read voids tok
-			if hasNoncharacter(name) {
+			name, ok := s.str()
+			if !ok {
 				return nil, false
 			}
 			v, ok := s.value(depth + 1)
@@ -89,12 +90,6 @@ func (s *sealScan) value(depth int) (any, bool) {
 			return nil, false
 		}
 		return a, true
-	case '"':
-		str := tok.String()
-		if hasNoncharacter(str) {
-			return nil, false
-		}
-		return str, true
 	case '0':
 		lit := tok.String()
 		if _, finite := numberValue(lit); !finite {
@@ -109,6 +104,62 @@ func (s *sealScan) value(depth int) (any, bool) {
 		return nil, true
 	}
 	return nil, false
+}
+
+// str reads a string (a member name or a value) that jsontext has checked
+// and unescapes it.
+func (s *sealScan) str() (string, bool) {
+	lit, err := s.d.ReadValue()
+	if err != nil {
+		return "", false
+	}
+	v := unquote(lit)
+	return v, !hasNoncharacter(v)
+}
+
+// unquote unescapes a JSON string literal that jsontext has validated, so
+// every escape is well formed and every \u high surrogate is followed by
+// its low half. It copies the runs between escapes whole, which is several
+// times faster on long file text than a byte-at-a-time unquote.
+func unquote(lit []byte) string {
+	s := lit[1 : len(lit)-1]
+	i := bytes.IndexByte(s, '\\')
+	if i < 0 {
+		return string(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i >= 0 {
+		b.Write(s[:i])
+		s = s[i:]
+		n := 2
+		switch s[1] {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r := hex4(s[2:6])
+			n = 6
+			if utf16.IsSurrogate(r) && len(s) >= 12 {
+				r = utf16.DecodeRune(r, hex4(s[8:12]))
+				n = 12
+			}
+			b.WriteRune(r)
+		default: // '"', '\\', '/'
+			b.WriteByte(s[1])
+		}
+		s = s[n:]
+		i = bytes.IndexByte(s, '\\')
+	}
+	b.Write(s)
+	return b.String()
 }
 
 // hasNoncharacter reports whether valid UTF-8 text holds a noncharacter
