@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"crypto/sha256"
 	"strconv"
 	"syscall"
 	"testing"
@@ -173,6 +174,42 @@ func BenchmarkStreamChanges(b *testing.B) {
 					for _, c := range changes {
 						v.Apply(c)
 					}
+				}
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
+// BenchmarkFloor measures what the issue 4 targets leave room for: the
+// SHA-256 the idempotency key needs (SPEC section 4), and the per-event
+// cost of Feed alone — the deltas of a call whose first byte is already a
+// violation, so the preview stops at once and the seal rejects at byte 0.
+func BenchmarkFloor(b *testing.B) {
+	for _, n := range benchSizes {
+		raw := benchArgs(n)
+		b.Run("sha256/"+sizeName(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			start := cpuNanos()
+			for b.Loop() {
+				sha256.Sum256(raw)
+			}
+			reportCPU(b, start)
+		})
+		b.Run("feed/"+sizeName(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			g := benchGate(b, sealgate.DefaultLimits().PreviewBytes)
+			start := cpuNanos()
+			for b.Loop() {
+				benchStart(g)
+				g.Feed(sealgate.DeltaEvent("r", "0", []byte("x")))
+				for j := 1; j < len(raw); j += benchDelta {
+					g.Feed(sealgate.DeltaEvent("r", "0", raw[j:min(j+benchDelta, len(raw))]))
+				}
+				g.Feed(sealgate.EndEvent("r", "0"))
+				if ds, _ := g.Feed(sealgate.CloseEvent("r", sealgate.Complete)); len(ds) != 1 || ds[0].Reason != sealgate.MalformedJSON {
+					b.Fatalf("not rejected malformed-json: %v", ds)
 				}
 			}
 			reportCPU(b, start)

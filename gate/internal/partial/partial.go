@@ -181,28 +181,45 @@ func (p *Parser) Write(b []byte) {
 	p.out = Reserve(p.out, 2*len(b)+len(redacted), 0)
 	for i := 0; i < len(b); i++ {
 		if p.tok == tokString && p.sState == strNormal {
-			// Fast path: a run of plain ASCII string content.
-			j := i
-			for j < len(b) {
-				c := b[j]
-				if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-					break
+			// Fast path: a run of plain ASCII string content, and in a
+			// value string also whole escapes and runes.
+			for {
+				j := i
+				for j < len(b) {
+					c := b[j]
+					if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+						break
+					}
+					j++
 				}
-				j++
-			}
-			if j > i {
-				if p.redact < 0 {
-					p.out = append(p.out, b[i:j]...)
-					if !p.sName {
-						p.shown = len(p.out)
+				if j > i {
+					if p.redact < 0 {
+						p.out = append(p.out, b[i:j]...)
+						if !p.sName {
+							p.shown = len(p.out)
+						}
+					}
+					if p.sName {
+						p.name = append(p.name, b[i:j]...)
 					}
 				}
-				if p.sName {
-					p.name = append(p.name, b[i:j]...)
-				}
-				if i = j; i == len(b) {
+				if p.sName || j == len(b) {
+					i = j
 					break
 				}
+				n := wholeChar(b[j:])
+				if n == 0 {
+					i = j
+					break
+				}
+				if p.redact < 0 {
+					p.out = append(p.out, b[j:j+n]...)
+					p.shown = len(p.out)
+				}
+				i = j + n
+			}
+			if i == len(b) {
+				break
 			}
 		}
 		if !p.step(b[i]) {
@@ -676,6 +693,66 @@ func hexViable(v rune, k int, low bool, high rune) bool {
 		}
 	}
 	return true
+}
+
+// wholeChar returns the length of the character b starts with, inside a
+// string, when it is complete in b and strictly valid: a short escape, a
+// \u escape (a surrogate pair whole), or a UTF-8 rune past ASCII, none of
+// them a noncharacter. It returns 0 for anything else (a quote, a control
+// byte, a violation, a cut character), which step then reads byte by
+// byte, so a violation is still found at its first byte.
+func wholeChar(b []byte) int {
+	if b[0] != '\\' {
+		if b[0] < 0x80 {
+			return 0
+		}
+		r, n := utf8.DecodeRune(b)
+		if r == utf8.RuneError || nonchar(r) {
+			return 0 // a violation, or cut: step tells which
+		}
+		return n
+	}
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+	default:
+		return 0
+	}
+	r, ok := hex4(b[2:])
+	switch {
+	case !ok || (r >= 0xDC00 && r <= 0xDFFF) || nonchar(r):
+		return 0
+	case r < 0xD800 || r > 0xDBFF:
+		return 6
+	}
+	if len(b) < 12 || b[6] != '\\' || b[7] != 'u' {
+		return 0
+	}
+	lo, ok := hex4(b[8:])
+	if !ok || lo < 0xDC00 || lo > 0xDFFF || nonchar(0x10000+(r-0xD800)<<10+(lo-0xDC00)) {
+		return 0
+	}
+	return 12
+}
+
+// hex4 reads four hex digits at the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		d := hexVal(c)
+		if d < 0 {
+			return 0, false
+		}
+		r = r<<4 | d
+	}
+	return r, true
 }
 
 func nonchar(r rune) bool { return r >= 0xFDD0 && r <= 0xFDEF || r&0xFFFE == 0xFFFE }
