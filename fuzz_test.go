@@ -3,16 +3,18 @@ package sealgate_test
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"sealgate"
 	"sealgate/check"
 	"sealgate/gate"
 	"sealgate/gen"
+	"sealgate/machine"
 	"sealgate/model"
 	"sealgate/reduce"
 	"sealgate/scn"
@@ -48,8 +50,28 @@ func faultyChecker(tb testing.TB) *check.Checker {
 	return chk
 }
 
+// maxMachineBytes keeps one machine-reading input cheap: a run of the state
+// machine ends by rapid's choice (30 steps on average), but an input that
+// grows without bound could keep choosing to go on.
+const maxMachineBytes = 4 * gen.MachineSeedBytes
+
+// FuzzGateVsModel runs every check (check.All: the gate against the model,
+// the invariants, I5, I6) on scenarios read from its input in one of three
+// ways (gen.ReadingOf): .scn text, bytes that drive gofuzz, or a rapid
+// bitstream that drives one run of the state machine of package machine
+// (machine.Fuzz), so that every mutation of such an input is a coherent
+// stream. The generic seeds (gen.Seeds, picked by SEALGATE_FUZZ_SEED)
+// come first, then, without a planted bug, the corpus.
 func FuzzGateVsModel(f *testing.F) {
 	chk := faultyChecker(f)
+	run, err := gen.SeedFromEnv()
+	if err != nil {
+		f.Fatal(err)
+	}
+	// Generic shapes, the same with or without a planted bug.
+	for _, b := range gen.Seeds(run) {
+		f.Add(b)
+	}
 	// With a planted bug the corpus would catch it before fuzzing starts;
 	// leave it out so that the fuzzer has to find the bug itself.
 	if chk == check.Default {
@@ -59,18 +81,17 @@ func FuzzGateVsModel(f *testing.F) {
 			}
 		}
 	}
-	// Generic random streams, the same with or without a planted bug: the
-	// fuzzer starts from shapes, not from the corpus's answers.
-	for i := int64(0); i < 32; i++ {
-		r := rand.New(rand.NewSource(i))
-		b := make([]byte, 64+r.Intn(448))
-		r.Read(b)
-		b[0] = 0 // the gofuzz reading
-		f.Add(b)
-	}
-	f.Add([]byte{0})
-	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"))
+	machineRun := rapid.MakeFuzz(machine.Fuzz(chk, nil))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if gen.ReadingOf(data) == gen.Machine {
+			// One run of the state machine, checked when it is over: a
+			// failure prints the stream as a scenario; bits that run out
+			// before the run ends skip it, once the steps so far pass.
+			if len(data) <= maxMachineBytes {
+				machineRun(t, data[1:])
+			}
+			return
+		}
 		cfg, evs, ok := gen.Input(data)
 		if !ok || len(evs) > maxFuzzEvents {
 			return

@@ -236,12 +236,43 @@ func ackKey(cfg sealgate.Config, evs []sealgate.Event, i uint8) string {
 	return known[int(i)%len(known)]
 }
 
-// Input decodes a FuzzGateVsModel input. The first byte picks the reading:
-// odd, the rest is .scn text (so corpus files can seed the target); even,
-// the rest drives gofuzz (FromBytes). ok is false for text that is not a
-// valid scenario with an accepted configuration.
+// Reading is how FuzzGateVsModel reads an input, by its first byte.
+type Reading int
+
+const (
+	// Gofuzz (first byte 0 mod 4, or no byte at all): the rest drives
+	// gofuzz (FromBytes).
+	Gofuzz Reading = iota
+	// Text (first byte odd): the rest is .scn text, so corpus files can
+	// seed the target.
+	Text
+	// Machine (first byte 2 mod 4): the rest is rapid's bitstream for one
+	// run of the state machine of package machine (rapid.MakeFuzz under go
+	// fuzz, machine.Replay outside it), so every mutation is a coherent
+	// stream. Package machine imports gen, so gen cannot decode it.
+	Machine
+)
+
+// ReadingOf says how FuzzGateVsModel reads data. The low bits of the first
+// byte choose: x1 text, 00 gofuzz, 10 machine, so a mutated first byte
+// lands in each reading (half of them text, a quarter each the others).
+func ReadingOf(data []byte) Reading {
+	switch {
+	case len(data) == 0 || data[0]&3 == 0:
+		return Gofuzz
+	case data[0]&1 == 1:
+		return Text
+	}
+	return Machine
+}
+
+// Input decodes a FuzzGateVsModel input of the text or gofuzz reading
+// (ReadingOf). ok is false for text that is not a valid scenario with an
+// accepted configuration, and for the machine reading (machine.Replay
+// decodes that one).
 func Input(data []byte) (cfg sealgate.Config, events []sealgate.Event, ok bool) {
-	if len(data) > 0 && data[0]&1 == 1 {
+	switch ReadingOf(data) {
+	case Text:
 		s, err := scn.Parse("fuzz.scn", data[1:])
 		if err != nil {
 			return cfg, nil, false
@@ -250,6 +281,8 @@ func Input(data []byte) (cfg sealgate.Config, events []sealgate.Event, ok bool) 
 			return cfg, nil, false
 		}
 		return cfg, s.Events, true
+	case Machine:
+		return cfg, nil, false
 	}
 	if len(data) > 0 {
 		data = data[1:]

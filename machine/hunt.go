@@ -16,17 +16,12 @@ import (
 // Hunt runs the state machine against a checker's gate outside go test:
 // rapid with a fixed seed, at most checks runs, no shrinking (the reducer
 // does that), no fail files. It reports the first failure and how long it
-// took to appear. Hunts share rapid's global flags, so they run one at a
-// time.
+// took to appear. Hunts (and replays) share rapid's global flags, so they
+// run one at a time.
 func Hunt(chk *check.Checker, seed uint64, checks int) (found *Failure, after time.Duration, err error) {
 	huntMu.Lock()
 	defer huntMu.Unlock()
-	if flag.Lookup("test.short") == nil {
-		testing.Init() // rapid asks testing.Short(); outside go test nobody has set it up
-	}
-	if !flag.Parsed() {
-		flag.CommandLine.Parse(nil) // likewise: testing.Short() wants parsed flags
-	}
+	initFlags()
 	restore, err := setFlags(map[string]string{
 		"rapid.seed": fmt.Sprint(seed), "rapid.checks": fmt.Sprint(checks),
 		"rapid.nofailfile": "true", "rapid.shrinktime": "1ns",
@@ -45,6 +40,16 @@ func Hunt(chk *check.Checker, seed uint64, checks int) (found *Failure, after ti
 }
 
 var huntMu sync.Mutex
+
+// initFlags makes rapid usable outside go test.
+func initFlags() {
+	if flag.Lookup("test.short") == nil {
+		testing.Init() // rapid asks testing.Short(); outside go test nobody has set it up
+	}
+	if !flag.Parsed() {
+		flag.CommandLine.Parse(nil) // likewise: testing.Short() wants parsed flags
+	}
+}
 
 // setFlags sets rapid's flags and returns a function that restores them.
 func setFlags(vals map[string]string) (func(), error) {

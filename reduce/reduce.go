@@ -1,7 +1,10 @@
 // Package reduce shrinks a failing scenario to a few readable events while
 // the same check keeps failing: delta debugging over events, then smaller
-// fragments, then less configuration. Its output is a .scn file a person
-// can read, edit and add to the corpus.
+// fragments, then less configuration, then two rewrites that delete events
+// no deletion alone can (a block that only brings a released key back to
+// the gate becomes one ack of that key; a clean close that only releases
+// becomes releases at end). Its output is a .scn file a person can read,
+// edit and add to the corpus.
 package reduce
 
 import (
@@ -69,6 +72,8 @@ func Reduce(cfg sealgate.Config, events []sealgate.Event, c Checker, o Options) 
 		changed = r.mergeDeltas() || changed
 		changed = r.shortenFragments() || changed
 		changed = r.simplifyConfig() || changed
+		changed = r.ackForBlock() || changed
+		changed = r.releaseAtEnd() || changed
 	}
 	return &Result{Config: r.cfg, Events: r.events, Err: r.err, Tries: r.tries}, nil
 }
@@ -140,11 +145,20 @@ func (r *reducer) mergeDeltas() bool {
 	return changed
 }
 
-// shortenFragments cuts bytes out of deltas and finals: halves first, then
-// single bytes, from both ends.
+// shortenFragments cuts bytes out of deltas and finals: a whole delta
+// becomes {} if it can (the smallest object: cutting bytes rarely gets
+// there, since each cut must keep the failure), then halves, then single
+// bytes, from both ends.
 func (r *reducer) shortenFragments() bool {
 	changed := false
 	for i := range r.events {
+		if e := r.events[i]; e.Kind == sealgate.Delta && len(e.Bytes) > 2 && string(e.Bytes) != "{}" {
+			cand := append([]sealgate.Event{}, r.events...)
+			cand[i].Bytes = []byte("{}")
+			if r.try(r.cfg, r.rekey(r.cfg, cand)) {
+				changed = true
+			}
+		}
 		for _, final := range []bool{false, true} {
 			get := func(e sealgate.Event) []byte {
 				if final {
@@ -165,7 +179,7 @@ func (r *reducer) shortenFragments() bool {
 					} else {
 						cand[i].Bytes = cut
 					}
-					if r.try(r.cfg, cand) {
+					if r.try(r.cfg, r.rekey(r.cfg, cand)) {
 						changed = true
 						continue
 					}
@@ -183,7 +197,7 @@ func (r *reducer) simplifyConfig() bool {
 	changed := false
 	edit := func(f func(*sealgate.Config) bool) {
 		c := cloneConfig(r.cfg)
-		if f(&c) && r.try(c, r.events) {
+		if f(&c) && r.try(c, r.rekey(c, r.events)) {
 			changed = true
 		}
 	}
@@ -224,6 +238,132 @@ func (r *reducer) simplifyConfig() bool {
 		})
 	}
 	return changed
+}
+
+// rekey follows a change of arguments or configuration into the acks: when
+// a candidate makes the reference model release the same calls under other
+// keys, an ack of a call's old key becomes an ack of its new one (so a
+// call's arguments can shrink while an ack of it stays an ack of it).
+func (r *reducer) rekey(cfg sealgate.Config, events []sealgate.Event) []sealgate.Event {
+	hasAck := false
+	for _, e := range events {
+		hasAck = hasAck || e.Kind == sealgate.Ack
+	}
+	if !hasAck {
+		return events
+	}
+	released := func(cfg sealgate.Config, evs []sealgate.Event) []sealgate.Decision {
+		var out []sealgate.Decision
+		for _, d := range check.RunModel(cfg, evs) {
+			if d.Kind == sealgate.Release {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	before, after := released(r.cfg, r.events), released(cfg, events)
+	if len(before) != len(after) {
+		return events
+	}
+	keys := map[string]string{}
+	for i, d := range before {
+		if d.Attempt != after[i].Attempt || d.Item != after[i].Item {
+			return events
+		}
+		if d.Key != after[i].Key {
+			keys[d.Key] = after[i].Key
+		}
+	}
+	if len(keys) == 0 {
+		return events
+	}
+	out := append([]sealgate.Event{}, events...)
+	for i, e := range out {
+		if k, ok := keys[e.Key]; ok && e.Kind == sealgate.Ack {
+			out[i].Key = k
+		}
+	}
+	return out
+}
+
+// maxRewrite bounds the streams the rewrites below try: they run after
+// delta debugging, and ackForBlock tries every block of the stream.
+const maxRewrite = 40
+
+// ackForBlock replaces a block of two or more events with one ack of a key
+// the reference model released or reconciled before the block. An ack is
+// the shortest way to ask the ledger about a key: a block that serves only
+// to bring a released key back to the gate (a second whole call with the
+// same arguments, after a restart say) is often one ack in disguise, and
+// no deletion can turn the one into the other. Every kept candidate is
+// shorter, so the pass ends.
+func (r *reducer) ackForBlock() bool {
+	if len(r.events) > maxRewrite {
+		return false
+	}
+	changed := false
+	for n := len(r.events); n >= 2; n-- {
+		for start := 0; start+n <= len(r.events); start++ {
+			if r.ackAt(start, n) {
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+// ackAt tries events[start:start+n] as one ack, ok or fail, of each key
+// released before start.
+func (r *reducer) ackAt(start, n int) bool {
+	for _, key := range releasedKeys(r.cfg, r.events, start) {
+		for _, ok := range []bool{true, false} {
+			cand := append(append(append([]sealgate.Event{}, r.events[:start]...), sealgate.AckEvent(key, ok)), r.events[start+n:]...)
+			if r.try(r.cfg, cand) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// releasedKeys lists, once each and in order, the keys the reference model
+// releases or reconciles within the first n events.
+func releasedKeys(cfg sealgate.Config, events []sealgate.Event, n int) []string {
+	var keys []string
+	seen := map[string]bool{}
+	for _, d := range check.RunModel(cfg, events[:n]) {
+		if (d.Kind == sealgate.Release || d.Kind == sealgate.Reconcile) && !seen[d.Key] {
+			seen[d.Key] = true
+			keys = append(keys, d.Key)
+		}
+	}
+	return keys
+}
+
+// releaseAtEnd drops a clean close under release=after-turn and makes
+// every tool early (release=per-call) instead, so that calls are decided at
+// their own ends: a close that only serves to release the calls before it
+// goes. The candidate has one event fewer, so simplifyConfig cannot undo
+// it (without the close, nothing would be released).
+func (r *reducer) releaseAtEnd() bool {
+	if len(r.events) > maxRewrite || r.cfg.Release != sealgate.AfterTurn || r.cfg.Batch != sealgate.Independent || len(r.cfg.Tools) == 0 {
+		return false
+	}
+	for i, e := range r.events {
+		if e.Kind != sealgate.Close || e.Status != sealgate.Complete {
+			continue
+		}
+		c := cloneConfig(r.cfg)
+		c.Release = sealgate.PerCall
+		for j := range c.Tools {
+			c.Tools[j].Early = true
+		}
+		cand := append(append([]sealgate.Event{}, r.events[:i]...), r.events[i+1:]...)
+		if r.try(c, cand) {
+			return true
+		}
+	}
+	return false
 }
 
 func cloneConfig(c sealgate.Config) sealgate.Config {

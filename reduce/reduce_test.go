@@ -113,3 +113,38 @@ func BenchmarkReduce200(b *testing.B) {
 		}
 	}
 }
+
+// TestReduceForgottenLedgerToAck: a ledger that a restart forgets shows
+// first as a second whole call with the same key after the restart (11
+// events). No deletion shortens that; the ack rewrite does (the second call
+// is only a question to the ledger about the key), and releasing at end
+// drops the close: open, begin, delta, end, restart, ack, the smallest
+// stream that can show the bug (the release needs four events, the restart
+// one, and the question to the ledger one).
+func TestReduceForgottenLedgerToAck(t *testing.T) {
+	chk := check.WithFaults(faults.Set{ForgetLedgerOnRestart: true})
+	cfg := sealgate.DefaultConfig()
+	cfg.Tools = []sealgate.Tool{{Name: "save_file", Schema: `{"type":"object"}`}}
+	call := func(a string) []sealgate.Event {
+		return []sealgate.Event{
+			sealgate.OpenEvent(a, "t1"), sealgate.BeginEvent(a, "0", "c1", "save_file"),
+			sealgate.DeltaEvent(a, "0", []byte(`{"path":"notes.md","content":"x"}`)),
+			sealgate.EndEvent(a, "0"), sealgate.CloseEvent(a, sealgate.Complete),
+		}
+	}
+	evs := append(append(call("r1"), sealgate.RestartEvent()), call("r2")...)
+	res, err := reduce.Reduce(cfg, evs, chk.All, reduce.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := reduce.Text(res.Config, res.Events, res.Err)
+	var kinds []sealgate.EventKind
+	for _, e := range res.Events {
+		kinds = append(kinds, e.Kind)
+	}
+	want := []sealgate.EventKind{sealgate.Open, sealgate.Begin, sealgate.Delta, sealgate.End, sealgate.Restart, sealgate.Ack}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Fatalf("reduced to %v, want %v:\n%s", kinds, want, text)
+	}
+	t.Logf("11 events -> %d in %d tries:\n%s", len(res.Events), res.Tries, text)
+}

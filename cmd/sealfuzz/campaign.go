@@ -15,6 +15,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"sealgate/gen"
 )
 
 // The campaign: build one instrumented test binary, rotate the fuzz targets
@@ -34,6 +36,7 @@ type campaign struct {
 	terminal bool
 
 	minimize  time.Duration // go fuzz's -fuzzminimizetime (0: go's default, 60s)
+	seed      int64         // SEALGATE_FUZZ_SEED, which picks FuzzGateVsModel's generic seeds
 	cacheRoot string        // fuzz caches here instead of go's (tests start from nothing)
 
 	where  map[string]*fuzzPkg // target name -> its package
@@ -87,8 +90,13 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sealfuzz: -for must be positive")
 		return 2
 	}
+	seed, err := gen.SeedFromEnv()
+	if err != nil {
+		fmt.Fprintf(stderr, "sealfuzz: %v\n", err)
+		return 2
+	}
 	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress, stop: *stopFirst, minimize: *minimize,
-		stdout: stdout, stderr: stderr, terminal: isTerminal(stdout), stats: map[string]*targetStats{},
+		seed: seed, stdout: stdout, stderr: stderr, terminal: isTerminal(stdout), stats: map[string]*targetStats{},
 		broken: map[string]bool{}}
 	if *targets != "" {
 		c.targets = strings.Split(*targets, ",")
@@ -323,6 +331,8 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 		args = append(args, "-test.parallel="+strconv.Itoa(c.workers))
 	}
 	var crasher string
+	var seedTarget, seedName string // a generic seed that fails
+	var seedInput []byte
 	var tail []string // the failure message, for targets we cannot reduce
 	var execs int64
 	newInt := 0
@@ -338,6 +348,9 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 		if m := failedRE.FindStringSubmatch(line); m != nil {
 			crasher = m[1]
 		}
+		if t, n, in, ok := genericSeed(line, c.seed); ok {
+			seedTarget, seedName, seedInput = t, n, in
+		}
 		if strings.HasPrefix(strings.TrimSpace(line), "---") || len(tail) > 0 && len(tail) < 40 {
 			tail = append(tail, line)
 		}
@@ -352,6 +365,27 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	if crasher != "" {
 		st.fails++
 		c.collect(target, p.dir, filepath.Join(p.dir, crasher), strings.Join(tail, "\n"))
+		return nil
+	}
+	if seedInput != nil {
+		// A generic seed fails (a planted bug, say): keep it as a crasher
+		// and reduce it; later turns would stop on it again.
+		st.fails++
+		c.broken[target] = true
+		keep := filepath.Join(p.dir, ".sealfuzz", "crashers", seedTarget, strings.ReplaceAll(seedName, "#", "-"))
+		if err := os.MkdirAll(filepath.Dir(keep), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(keep, fuzzFile(seedInput), 0o644); err != nil {
+			return err
+		}
+		c.collect(target, p.dir, keep, strings.Join(tail, "\n"))
+		f := &c.fails[len(c.fails)-1]
+		msg := "the generic " + seedName + " fails, so the target is not fuzzed again this campaign"
+		if f.note != "" {
+			msg = f.note + "; " + msg
+		}
+		f.note = msg
 		return nil
 	}
 	if runErr != nil && ctx.Err() == nil && !strings.Contains(strings.Join(tail, "\n"), "context deadline exceeded") {

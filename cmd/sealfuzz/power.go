@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,9 +31,12 @@ type powerRun struct {
 	bug, tech string
 	seed      int
 	found     bool
+	inSeeds   bool // gofuzz: a generic seed input failed, before any mutation
 	after     time.Duration
 	events    int    // reduced counterexample length
 	check     string // failing check
+	execs     int64  // gofuzz: inputs run, as go fuzz last reported
+	note      string // why a failure did not count
 }
 
 type power struct {
@@ -39,12 +44,16 @@ type power struct {
 	fuzzSeeds int
 	checks    int
 	fuzzCap   time.Duration
+	fuzzMin   time.Duration
 	techs     map[string]bool
 	bugs      []zoo.Bug
 	out       string
+	note      string // a line under the table (where and how it ran)
 	stdout    io.Writer
 	stderr    io.Writer
 	runs      []powerRun
+	planned   int // runs in all, for progress
+	start     time.Time
 	root      string
 	fuzzBin   string
 	scenario  []*scn.Scenario
@@ -55,17 +64,19 @@ func powerMain(args []string, stdout, stderr io.Writer) int {
 	seeds := fs.Int("seeds", 10, "runs per bug and randomized technique")
 	checks := fs.Int("checks", 100, "rapid runs per seed (rapid's default count)")
 	fuzzCap := fs.Duration("fuzz-cap", 60*time.Second, "time cap of one go fuzz run")
-	fuzzSeeds := fs.Int("fuzz-seeds", 0, "go fuzz runs per bug (default: -seeds)")
+	fuzzMin := fs.Duration("fuzz-minimize", 0, "go fuzz's -fuzzminimizetime (0: off; its minimizing of every new input would eat a short run, and the reducer does the shrinking)")
+	fuzzSeeds := fs.Int("fuzz-seeds", 0, "go fuzz runs per bug (default: -seeds); run i sets SEALGATE_FUZZ_SEED=i, which picks the generic seed inputs")
 	techs := fs.String("techniques", "rapid,gofuzz,corpus", "techniques to measure")
 	bugs := fs.String("bugs", "", "comma-separated zoo bugs (default: all)")
 	out := fs.String("out", filepath.Join("docs", "power"), "folder for power.md and power.png")
+	note := fs.String("note", "", "a line to print under the table (the machine, its load)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *fuzzSeeds <= 0 {
 		*fuzzSeeds = *seeds
 	}
-	p := &power{seeds: *seeds, fuzzSeeds: *fuzzSeeds, checks: *checks, fuzzCap: *fuzzCap, techs: map[string]bool{}, out: *out,
+	p := &power{seeds: *seeds, fuzzSeeds: *fuzzSeeds, checks: *checks, fuzzCap: *fuzzCap, fuzzMin: *fuzzMin, techs: map[string]bool{}, out: *out, note: *note,
 		stdout: stdout, stderr: stderr, root: "."}
 	for _, t := range strings.Split(*techs, ",") {
 		switch t = strings.TrimSpace(t); t {
@@ -110,12 +121,29 @@ func (p *power) run(ctx context.Context) error {
 		}
 		defer os.RemoveAll(tmp)
 		p.fuzzBin = filepath.Join(tmp, "fuzz.test")
+		// go fuzz writes found inputs under testdata/fuzz; fuzzRun removes
+		// each, and the folders go too unless they were there before.
+		for _, d := range []string{"testdata", filepath.Join("testdata", "fuzz"), filepath.Join("testdata", "fuzz", "FuzzGateVsModel")} {
+			if _, err := os.Stat(filepath.Join(p.root, d)); err != nil {
+				defer os.Remove(filepath.Join(p.root, d)) // deepest first; only if empty
+			}
+		}
 		fmt.Fprintln(p.stdout, "building the instrumented test binary...")
 		build := exec.CommandContext(ctx, "go", "test", "-c", "-fuzz=.", "-o", p.fuzzBin, ".")
 		build.Stdout, build.Stderr = p.stderr, p.stderr
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build: %v", err)
 		}
+	}
+	p.start = time.Now()
+	if p.techs["corpus"] {
+		p.planned += len(p.bugs)
+	}
+	if p.techs["rapid"] {
+		p.planned += len(p.bugs) * p.seeds
+	}
+	if p.techs["gofuzz"] {
+		p.planned += len(p.bugs) * p.fuzzSeeds
 	}
 	for _, b := range p.bugs {
 		if p.techs["corpus"] {
@@ -149,16 +177,27 @@ func (p *power) record(r powerRun) {
 	status := "missed"
 	if r.found {
 		status = fmt.Sprintf("found in %v, reduced to %d events (%s)", r.after.Round(time.Millisecond), r.events, r.check)
+		if r.inSeeds {
+			status += ", by a generic seed"
+		}
 	}
-	fmt.Fprintf(p.stdout, "%-26s %-7s seed %-3d %s\n", r.bug, r.tech, r.seed, status)
+	if r.note != "" {
+		status += ": " + r.note
+	}
+	if r.tech == "gofuzz" {
+		status += fmt.Sprintf(" [%d execs]", r.execs)
+	}
+	fmt.Fprintf(p.stdout, "[%d/%d %v] %-26s %-7s seed %-3d %s\n", len(p.runs), p.planned, time.Since(p.start).Round(time.Second), r.bug, r.tech, r.seed, status)
 }
+
+const notReproduced = "not reproducible by check.All"
 
 // reduced shrinks a counterexample with the bug's checker and reports its
 // length and check.
 func reduced(b zoo.Bug, cfg sealgate.Config, evs []sealgate.Event) (int, string) {
 	res, err := reduce.Reduce(cfg, evs, b.Checker().All, reduce.Options{MaxTries: 5000})
 	if err != nil {
-		return len(evs), "not reproducible by check.All"
+		return len(evs), notReproduced
 	}
 	return len(res.Events), reduce.ID(res.Err)
 }
@@ -211,7 +250,13 @@ func (p *power) corpusRun(b zoo.Bug) powerRun {
 
 // fuzzRun runs go fuzz on FuzzGateVsModel with the bug planted (by
 // environment, for the fuzz workers), from an empty cache, until the first
-// failure or the cap.
+// failure or the cap. go fuzz cannot be seeded (its mutator seeds itself
+// from the clock), so the run's seed picks the target's generic seed
+// inputs instead (SEALGATE_FUZZ_SEED). A failure is either an input go
+// fuzz found and wrote under testdata/fuzz (read back, then removed), or
+// one of the generic seeds failing while go fuzz gathers its baseline
+// (rebuilt with gen.Seeds); either is decoded and reduced with the bug's
+// checker.
 func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
 	r := powerRun{bug: b.Name, tech: "gofuzz", seed: seed}
 	cache, err := os.MkdirTemp("", "sealfuzz-cache-")
@@ -219,39 +264,72 @@ func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
 		return r
 	}
 	defer os.RemoveAll(cache)
-	var crasher string
+	var crasher, msg string // msg: the first line of the failure go fuzz printed
+	var seedInput []byte
+	failing := false
 	start := time.Now()
-	runFuzzer(ctx, p.fuzzBin, p.root, []string{zoo.FaultsEnv + "=" + b.Name}, []string{"-test.run=^$",
+	last := start
+	env := []string{zoo.FaultsEnv + "=" + b.Name, gen.SeedEnv + "=" + strconv.Itoa(seed)}
+	runFuzzer(ctx, p.fuzzBin, p.root, env, []string{"-test.run=^$",
 		"-test.fuzz=^FuzzGateVsModel$", "-test.fuzztime=" + p.fuzzCap.String(), "-test.fuzzcachedir=" + cache,
-		"-test.fuzzminimizetime=5s"}, func(line string) {
-		if !r.found && (strings.Contains(line, "minimizing") && strings.Contains(line, "failing input") || strings.HasPrefix(strings.TrimSpace(line), "--- FAIL")) {
+		"-test.fuzzminimizetime=" + p.fuzzMin.String()}, func(line string) {
+		if m := progressRE.FindStringSubmatch(line); m != nil {
+			r.execs, _ = strconv.ParseInt(m[1], 10, 64)
+			if time.Since(last) >= 20*time.Second {
+				last = time.Now()
+				fmt.Fprintf(p.stdout, "    %s gofuzz seed %d: %v, %d execs (%s/s), no failure yet\n", b.Name, seed, time.Since(start).Round(time.Second), r.execs, m[2])
+			}
+		}
+		_, _, in, isSeed := genericSeed(line, int64(seed))
+		if isSeed {
+			seedInput, r.inSeeds = in, true
+		}
+		if !r.found && (isSeed || strings.Contains(line, "minimizing") && strings.Contains(line, "failing input") || strings.HasPrefix(strings.TrimSpace(line), "--- FAIL")) {
 			r.found, r.after = true, time.Since(start)
 		}
 		if m := failedRE.FindStringSubmatch(line); m != nil {
 			crasher = filepath.Join(p.root, m[1])
 		}
+		switch l := strings.TrimSpace(line); {
+		case strings.HasPrefix(l, "--- FAIL"):
+			failing = true
+		case failing && msg == "" && l != "" && !strings.Contains(l, "[rapid] draw"):
+			msg = l
+		}
 	})
-	if crasher == "" {
+	var args []any
+	switch {
+	case crasher != "":
+		defer os.Remove(crasher)
+		src, err := os.ReadFile(crasher)
+		if err != nil {
+			return r
+		}
+		if args, err = gen.ParseFuzzFile(src); err != nil {
+			return r
+		}
+	case seedInput != nil:
+		args = []any{seedInput}
+	default:
 		r.found = false
 		return r
 	}
-	defer os.Remove(crasher)
-	src, err := os.ReadFile(crasher)
+	// Only a failure that the decoded scenario shows again counts.
+	cfg, evs, err := fuzzScenario("FuzzGateVsModel", args, b.Checker())
 	if err != nil {
+		r.found, r.note = false, fmt.Sprintf("go fuzz failed after %v (%s), but its input is not decoded: %v", r.after.Round(time.Millisecond), msg, err)
 		return r
 	}
-	args, err := gen.ParseFuzzFile(src)
-	if err != nil {
-		return r
-	}
-	if cfg, evs, ok := gen.FromFuzzArgs("FuzzGateVsModel", args); ok {
-		r.events, r.check = reduced(b, cfg, evs)
+	r.events, r.check = reduced(b, cfg, evs)
+	if r.check == notReproduced {
+		r.found, r.note = false, fmt.Sprintf("go fuzz failed after %v (%s), but its input (%d events) passes check.All", r.after.Round(time.Millisecond), msg, len(evs))
 	}
 	return r
 }
 
 type stat struct {
 	runs, found     int
+	inSeeds         int // found by a generic seed, before any mutation (gofuzz)
 	median, maximum time.Duration
 	events          int // median reduced length
 }
@@ -267,6 +345,9 @@ func (p *power) stats(bug, tech string) (stat, bool) {
 		s.runs++
 		if r.found {
 			s.found++
+			if r.inSeeds {
+				s.inSeeds++
+			}
 			times = append(times, r.after)
 			lens = append(lens, r.events)
 		}
@@ -287,13 +368,19 @@ func (p *power) table() string {
 	techs := []string{"rapid", "gofuzz", "corpus"}
 	fmt.Fprintf(&b, "| bug | pattern | findings |")
 	for _, t := range techs {
-		if p.techs[t] {
+		switch {
+		case t == "gofuzz" && p.techs[t]:
+			fmt.Fprintf(&b, " %s: found | by a seed | median | max | events |", t)
+		case p.techs[t]:
 			fmt.Fprintf(&b, " %s: found | median | max | events |", t)
 		}
 	}
 	b.WriteString("\n|---|---|---|")
 	for _, t := range techs {
-		if p.techs[t] {
+		switch {
+		case t == "gofuzz" && p.techs[t]:
+			b.WriteString("---|---|---|---|---|")
+		case p.techs[t]:
 			b.WriteString("---|---|---|---|")
 		}
 	}
@@ -305,16 +392,28 @@ func (p *power) table() string {
 				continue
 			}
 			s, _ := p.stats(bug.Name, t)
+			fmt.Fprintf(&b, " %d/%d |", s.found, s.runs)
+			if t == "gofuzz" {
+				fmt.Fprintf(&b, " %d |", s.inSeeds)
+			}
 			if s.found == 0 {
-				fmt.Fprintf(&b, " 0/%d | – | – | – |", s.runs)
+				b.WriteString(" – | – | – |")
 				continue
 			}
-			fmt.Fprintf(&b, " %d/%d | %s | %s | %d |", s.found, s.runs, short(s.median), short(s.maximum), s.events)
+			fmt.Fprintf(&b, " %s | %s | %d |", short(s.median), short(s.maximum), s.events)
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\nrapid: %d seeds × %d runs (`machine.Hunt`, no shrinking); gofuzz: %d runs of FuzzGateVsModel from an empty cache, capped at %v, time includes process start; corpus: one deterministic replay in file order. events: median length of the counterexample after `reduce`.\n",
-		p.seeds, p.checks, p.fuzzSeeds, p.fuzzCap)
+	fmt.Fprintf(&b, "\nrapid: %d seeds × %d runs (`machine.Hunt`, no shrinking). "+
+		"gofuzz: %d runs of FuzzGateVsModel per bug (run i: SEALGATE_FUZZ_SEED=i picks the generic seed inputs; go fuzz itself cannot be seeded), "+
+		"each from an empty cache, capped at %v, %d workers, -fuzzminimizetime=%v; time includes process start and the seed corpus; "+
+		"by a seed: runs in which one of the generic seeds (`gen.Seeds`: random gofuzz-reading bytes, random machine-reading bitstreams) failed before any mutation. "+
+		"corpus: one deterministic replay in file order. "+
+		"events: median length of the counterexample after `reduce`.\n",
+		p.seeds, p.checks, p.fuzzSeeds, p.fuzzCap, runtime.GOMAXPROCS(0), p.fuzzMin)
+	if p.note != "" {
+		fmt.Fprintf(&b, "\n%s\n", p.note)
+	}
 	return b.String()
 }
 

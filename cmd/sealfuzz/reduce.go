@@ -6,10 +6,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"sealgate"
+	"sealgate/check"
 	"sealgate/gen"
+	"sealgate/machine"
 	"sealgate/reduce"
 	"sealgate/scn"
 	"sealgate/zoo"
@@ -17,7 +21,8 @@ import (
 
 // loadFailure reads a failing scenario: a .scn file, or an input that go
 // fuzz wrote under testdata/fuzz/TARGET/ (the target is the folder's name).
-func loadFailure(path string) (sealgate.Config, []sealgate.Event, error) {
+// chk replays FuzzGateVsModel's machine reading (see fuzzScenario).
+func loadFailure(path string, chk *check.Checker) (sealgate.Config, []sealgate.Event, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return sealgate.Config{}, nil, err
@@ -28,9 +33,9 @@ func loadFailure(path string) (sealgate.Config, []sealgate.Event, error) {
 			return sealgate.Config{}, nil, fmt.Errorf("%s: %v", path, err)
 		}
 		target := filepath.Base(filepath.Dir(path))
-		cfg, evs, ok := gen.FromFuzzArgs(target, args)
-		if !ok {
-			return cfg, nil, fmt.Errorf("%s: not a gate scenario (target %q); rerun it with go test -run=%s/%s", path, target, target, filepath.Base(path))
+		cfg, evs, err := fuzzScenario(target, args, chk)
+		if err != nil {
+			return cfg, nil, fmt.Errorf("%s: %v; rerun it with go test -run=%s/%s", path, err, target, filepath.Base(path))
 		}
 		return cfg, evs, nil
 	}
@@ -45,13 +50,62 @@ func loadFailure(path string) (sealgate.Config, []sealgate.Event, error) {
 	return cfg, s.Events, nil
 }
 
+// fuzzScenario turns the arguments of one of the suite's fuzz targets into
+// a scenario. FuzzGateVsModel's machine reading is one run of the state
+// machine, which machine.Replay plays again with chk's gate, up to the
+// first step that fails (the whole run if none does); the other readings
+// and targets gen.FromFuzzArgs decodes.
+func fuzzScenario(target string, args []any, chk *check.Checker) (sealgate.Config, []sealgate.Event, error) {
+	if target == "FuzzGateVsModel" && len(args) == 1 {
+		if b, ok := args[0].([]byte); ok && gen.ReadingOf(b) == gen.Machine {
+			f, err := machine.Replay(chk, b[1:])
+			if err != nil {
+				return sealgate.Config{}, nil, err
+			}
+			return f.Config, f.Events, nil
+		}
+	}
+	cfg, evs, ok := gen.FromFuzzArgs(target, args)
+	if !ok {
+		return cfg, nil, fmt.Errorf("not a gate scenario (target %q)", target)
+	}
+	return cfg, evs, nil
+}
+
+// seedRE matches go fuzz's report of a seed input that fails while it
+// gathers its baseline (no file is written for a seed).
+var seedRE = regexp.MustCompile(`failure while testing seed corpus entry: (\S+)/seed#(\d+)$`)
+
+// genericSeed finds the input of a failing seed that go fuzz reports on
+// line, when it is one of FuzzGateVsModel's generic seeds (gen.Seeds(n),
+// which the target adds first; n is what SEALGATE_FUZZ_SEED said). Other
+// seeds (corpus files, testdata/fuzz files) are not found.
+func genericSeed(line string, n int64) (target, name string, input []byte, ok bool) {
+	m := seedRE.FindStringSubmatch(strings.TrimSpace(line))
+	if m == nil || m[1] != "FuzzGateVsModel" {
+		return "", "", nil, false
+	}
+	i, err := strconv.Atoi(m[2])
+	seeds := gen.Seeds(n)
+	if err != nil || i >= len(seeds) {
+		return "", "", nil, false
+	}
+	return m[1], "seed#" + m[2], seeds[i], true
+}
+
+// fuzzFile is an input in go fuzz's corpus file format, for a target of one
+// []byte argument.
+func fuzzFile(input []byte) []byte {
+	return []byte(fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", input))
+}
+
 // reduceFile reduces a failing input and renders the result as .scn text.
 func reduceFile(path string) ([]byte, *reduce.Result, error) {
-	cfg, evs, err := loadFailure(path)
+	chk, err := zoo.FromEnv()
 	if err != nil {
 		return nil, nil, err
 	}
-	chk, err := zoo.FromEnv()
+	cfg, evs, err := loadFailure(path, chk)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"sealgate/gen"
+	"sealgate/reduce"
+	"sealgate/zoo"
+)
+
+// TestMachineInputReduces: a failing input of FuzzGateVsModel's machine
+// reading, as go fuzz reports a failing generic seed (no file) and as it
+// writes a found input under testdata/fuzz, is replayed into its events
+// and reduced like any other failure.
+func TestMachineInputReduces(t *testing.T) {
+	chk := zoo.ReleaseAtEnd.Checker()
+	dir := filepath.Join(t.TempDir(), "FuzzGateVsModel")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i, in := range gen.Seeds(0) {
+		if gen.ReadingOf(in) != gen.Machine {
+			continue
+		}
+		target, name, input, ok := genericSeed(fmt.Sprintf("failure while testing seed corpus entry: FuzzGateVsModel/seed#%d", i), 0)
+		if !ok || target != "FuzzGateVsModel" || name != fmt.Sprintf("seed#%d", i) || !bytes.Equal(input, in) {
+			t.Fatalf("seed#%d: genericSeed = %q, %q, %d bytes, %v", i, target, name, len(input), ok)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, fuzzFile(input), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, evs, err := loadFailure(path, chk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chk.All(cfg, evs) == nil {
+			continue // this seed's run does not show the bug
+		}
+		res, err := reduce.Reduce(cfg, evs, chk.All, reduce.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Events) > 6 {
+			t.Errorf("reduced to %d events, want at most 6:\n%s", len(res.Events), reduce.Text(res.Config, res.Events, res.Err))
+		}
+		return
+	}
+	t.Fatal("no machine-reading seed catches release-at-end")
+}
+
+func TestGenericSeedOnlyGeneric(t *testing.T) {
+	n := len(gen.Seeds(0))
+	for _, line := range []string{
+		fmt.Sprintf("failure while testing seed corpus entry: FuzzGateVsModel/seed#%d", n),
+		"failure while testing seed corpus entry: FuzzChunking/seed#0",
+		"failure while testing seed corpus entry: FuzzGateVsModel/0fa9d68f9ffe16a9",
+		"fuzz: elapsed: 3s, execs: 507 (169/sec), new interesting: 39 (total: 81)",
+	} {
+		if _, _, _, ok := genericSeed(line, 0); ok {
+			t.Errorf("%q: taken for a generic seed", line)
+		}
+	}
+}

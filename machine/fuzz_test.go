@@ -1,0 +1,104 @@
+package machine
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"sealgate/check"
+	"sealgate/gen"
+	"sealgate/internal/faults"
+)
+
+// TestReplayMatchesMakeFuzz: outside go test, Replay plays the same run of
+// the machine as rapid.MakeFuzz does under go fuzz, on every machine-reading
+// seed of FuzzGateVsModel; a stream cut short still replays its checked
+// prefix. It fails if rapid changes its fail file format.
+func TestReplayMatchesMakeFuzz(t *testing.T) {
+	n := 0
+	for i, in := range gen.Seeds(0) {
+		if gen.ReadingOf(in) != gen.Machine {
+			continue
+		}
+		for _, bits := range [][]byte{in[1:], in[1 : 1+len(in)/16]} {
+			n++
+			var checked Failure
+			t.Run(fmt.Sprintf("seed%d-%d", i, len(bits)), func(t *testing.T) {
+				rapid.MakeFuzz(run(check.Default, nil, &checked, true))(t, bits)
+			})
+			got, err := Replay(check.Default, bits)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Err != nil {
+				t.Fatalf("seed %d: the real gate fails: %v", i, got.Err)
+			}
+			if !reflect.DeepEqual(got.Config, checked.Config) || !reflect.DeepEqual(got.Events, checked.Events) {
+				t.Fatalf("seed %d (%d bytes): replay differs from the fuzzed run:\nreplay %d events %v\nfuzz   %d events %v", i, len(bits), len(got.Events), got.Events, len(checked.Events), checked.Events)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no machine-reading seed")
+	}
+}
+
+// TestReplayFailure: with a bug planted, Replay returns the failing stream
+// (the whole run), and that stream fails the same check.
+func TestReplayFailure(t *testing.T) {
+	chk := check.WithFaults(faults.Set{ReleaseAtEnd: true})
+	for i, in := range gen.Seeds(0) {
+		if gen.ReadingOf(in) != gen.Machine {
+			continue
+		}
+		f, err := Replay(chk, in[1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Err == nil {
+			continue
+		}
+		if err := chk.All(f.Config, f.Events); err == nil || err.Error() != f.Err.Error() {
+			t.Fatalf("seed %d: replayed stream fails with %v, want %v", i, err, f.Err)
+		}
+		whole, err := Replay(check.Default, in[1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(whole.Events, f.Events) {
+			t.Fatalf("seed %d: the failing stream (%d events) is not the whole run (%d)", i, len(f.Events), len(whole.Events))
+		}
+		return
+	}
+	t.Fatal("no machine-reading seed catches release-at-end")
+}
+
+// TestNoValidActionIsInvalid: rapid gives up on a state machine whose
+// actions all skip before drawing, with the message noActionIsInvalid
+// knows; deferred, it makes such a run an invalid input, not a failure.
+func TestNoValidActionIsInvalid(t *testing.T) {
+	huntMu.Lock()
+	defer huntMu.Unlock()
+	restore, err := setFlags(map[string]string{"rapid.seed": "1", "rapid.checks": "20", "rapid.nofailfile": "true", "rapid.shrinktime": "1ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
+	skipAll := map[string]func(*rapid.T){"skip": func(t *rapid.T) { t.Skip("never applies") }}
+	bare := &Recorder{}
+	rapid.Check(bare, func(t *rapid.T) { t.Repeat(skipAll) })
+	if !bare.Failed() || !strings.Contains(bare.Out.String(), noValidAction) {
+		t.Fatalf("rapid's report no longer names %q:\n%s", noValidAction, bare.Out.String())
+	}
+	wrapped := &Recorder{}
+	rapid.Check(wrapped, func(t *rapid.T) {
+		defer noActionIsInvalid(t)
+		t.Repeat(skipAll)
+	})
+	if out := wrapped.Out.String(); strings.Contains(out, "[rapid] failed") || strings.Contains(out, noValidAction) {
+		t.Fatalf("want runs that find no action invalid, not failing:\n%s", out)
+	}
+}
