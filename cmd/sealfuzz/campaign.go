@@ -35,7 +35,7 @@ type campaign struct {
 	stderr   io.Writer
 	terminal bool
 
-	minimize  time.Duration // go fuzz's -fuzzminimizetime (0: go's default, 60s)
+	minimize  time.Duration // go fuzz's -fuzzminimizetime (0: off)
 	seed      int64         // SEALGATE_FUZZ_SEED, which picks FuzzGateVsModel's generic seeds
 	cacheRoot string        // fuzz caches here instead of go's (tests start from nothing)
 
@@ -76,7 +76,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	targets := fs.String("targets", "", "comma-separated fuzz targets (default: every Fuzz* target)")
 	workers := fs.Int("workers", 0, "fuzzing workers (default: GOMAXPROCS)")
 	dir := fs.String("dir", "", "fuzz only the package in this folder (default: every package of the module with fuzz targets)")
-	minimize := fs.Duration("minimize", 5*time.Second, "time go fuzz may spend minimizing each new input (its default, 60s, stalls slow targets)")
+	minimize := fs.Duration("minimize", 5*time.Second, "time go fuzz may spend minimizing each new input; 0 turns it off (go's default, 60s, stalls slow targets; sealfuzz reduces failures itself)")
 	regress := fs.String("regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
 	stopFirst := fs.Bool("stop", false, "stop at the first failure")
 	if err := fs.Parse(args); err != nil {
@@ -324,7 +324,7 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	name := target[strings.LastIndex(target, "/")+1:]
 	args := []string{"-test.run=^$", "-test.fuzz=^" + name + "$", "-test.fuzztime=" + d.String(),
 		"-test.fuzzcachedir=" + p.cache}
-	if c.minimize > 0 {
+	if c.minimize >= 0 {
 		args = append(args, "-test.fuzzminimizetime="+c.minimize.String())
 	}
 	if c.workers > 0 {
