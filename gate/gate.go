@@ -136,27 +136,27 @@ func (g *Gate) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 	var err error
 	switch ev.Kind {
 	case sealgate.Open:
-		out, err = g.open(ev)
+		out, err = g.open(&ev)
 	case sealgate.Begin:
-		out = g.begin(ev)
+		out = g.begin(&ev)
 	case sealgate.Delta:
-		out = g.delta(ev)
+		out = g.delta(&ev)
 	case sealgate.End:
-		out, err = g.end(ev)
+		out, err = g.end(&ev)
 	case sealgate.Close:
 		if !ev.Status.Valid() {
 			return nil, fmt.Errorf("event %d: close with unknown status %d", g.n, ev.Status)
 		}
-		out, err = g.close(ev)
+		out, err = g.close(&ev)
 	case sealgate.Ack:
-		out, err = g.ack(ev)
+		out, err = g.ack(&ev)
 	case sealgate.Restart:
 		g.forget()
 		if g.faults.ForgetLedgerOnRestart {
 			g.ledger = NewMemoryLedger()
 		}
 	case sealgate.Peek:
-		out = g.peek(ev)
+		out = g.peek(&ev)
 	default:
 		return nil, fmt.Errorf("event %d: unknown event kind %d", g.n, ev.Kind)
 	}
@@ -171,7 +171,7 @@ func (g *Gate) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 // route finds the live attempt an event names. For any other attempt it
 // handles the event itself: unknown -> no-open, ended -> after-close, dead ->
 // dropped (its first close ends it).
-func (g *Gate) route(ev sealgate.Event, out []sealgate.Decision) (*attempt, []sealgate.Decision) {
+func (g *Gate) route(ev *sealgate.Event, out []sealgate.Decision) (*attempt, []sealgate.Decision) {
 	a := g.attempts[ev.Attempt]
 	switch {
 	case a == nil:
@@ -187,7 +187,7 @@ func (g *Gate) route(ev sealgate.Event, out []sealgate.Decision) (*attempt, []se
 	return a, out
 }
 
-func (g *Gate) anomaly(ev sealgate.Event, kind sealgate.AnomalyKind) sealgate.Decision {
+func (g *Gate) anomaly(ev *sealgate.Event, kind sealgate.AnomalyKind) sealgate.Decision {
 	d := sealgate.Decision{At: g.n, Kind: sealgate.Anomaly, Attempt: ev.Attempt, Anomaly: kind}
 	if ev.Kind.NamesItem() {
 		d.Item, d.HasItem = ev.Item, true
@@ -197,7 +197,7 @@ func (g *Gate) anomaly(ev sealgate.Event, kind sealgate.AnomalyKind) sealgate.De
 
 // poison reports an anomaly and, the attempt being live, decides all its
 // calls turn-anomaly and makes it dead.
-func (g *Gate) poison(a *attempt, ev sealgate.Event, kind sealgate.AnomalyKind, out []sealgate.Decision) []sealgate.Decision {
+func (g *Gate) poison(a *attempt, ev *sealgate.Event, kind sealgate.AnomalyKind, out []sealgate.Decision) []sealgate.Decision {
 	out = append(out, g.anomaly(ev, kind))
 	return g.endBadly(a, dead, sealgate.TurnAnomaly, out)
 }
@@ -248,7 +248,7 @@ func (g *Gate) reject(a *attempt, c *call, r sealgate.Reason) sealgate.Decision 
 	return sealgate.Decision{At: g.n, Kind: sealgate.Reject, Attempt: a.id, Item: c.item, Reason: r}
 }
 
-func (g *Gate) open(ev sealgate.Event) ([]sealgate.Decision, error) {
+func (g *Gate) open(ev *sealgate.Event) ([]sealgate.Decision, error) {
 	var out []sealgate.Decision
 	if a := g.attempts[ev.Attempt]; a != nil {
 		if a.state == live {
@@ -265,7 +265,7 @@ func (g *Gate) open(ev sealgate.Event) ([]sealgate.Decision, error) {
 	return out, nil
 }
 
-func (g *Gate) begin(ev sealgate.Event) []sealgate.Decision {
+func (g *Gate) begin(ev *sealgate.Event) []sealgate.Decision {
 	a, out := g.route(ev, nil)
 	if a == nil {
 		return out
@@ -309,7 +309,7 @@ func (g *Gate) begin(ev sealgate.Event) []sealgate.Decision {
 }
 
 // delta applies the byte budgets of SPEC section 3 and appends the fragment.
-func (g *Gate) delta(ev sealgate.Event) []sealgate.Decision {
+func (g *Gate) delta(ev *sealgate.Event) []sealgate.Decision {
 	var a *attempt
 	var c *call
 	var out []sealgate.Decision
@@ -362,7 +362,7 @@ func (g *Gate) delta(ev sealgate.Event) []sealgate.Decision {
 	return out
 }
 
-func (g *Gate) end(ev sealgate.Event) ([]sealgate.Decision, error) {
+func (g *Gate) end(ev *sealgate.Event) ([]sealgate.Decision, error) {
 	a, out := g.route(ev, nil)
 	if a == nil {
 		return out, nil
@@ -386,7 +386,7 @@ func (g *Gate) end(ev sealgate.Event) ([]sealgate.Decision, error) {
 	return out, nil
 }
 
-func (g *Gate) close(ev sealgate.Event) ([]sealgate.Decision, error) {
+func (g *Gate) close(ev *sealgate.Event) ([]sealgate.Decision, error) {
 	a, out := g.route(ev, nil)
 	if a == nil {
 		return out, nil
@@ -428,7 +428,7 @@ func (g *Gate) close(ev sealgate.Event) ([]sealgate.Decision, error) {
 	return out, err
 }
 
-func (g *Gate) ack(ev sealgate.Event) ([]sealgate.Decision, error) {
+func (g *Gate) ack(ev *sealgate.Event) ([]sealgate.Decision, error) {
 	st, err := g.ledger.State(ev.Key)
 	if err != nil {
 		return nil, err
@@ -448,7 +448,7 @@ func (g *Gate) ack(ev sealgate.Event) ([]sealgate.Decision, error) {
 
 // peek answers with the call's preview, or NoPreview for a call that is not
 // live. It is a query: never an anomaly, never a change.
-func (g *Gate) peek(ev sealgate.Event) []sealgate.Decision {
+func (g *Gate) peek(ev *sealgate.Event) []sealgate.Decision {
 	p := sealgate.NoPreview
 	if a := g.attempts[ev.Attempt]; a != nil && a.state == live {
 		if c := a.items[ev.Item]; c != nil && !c.decided {
