@@ -164,8 +164,13 @@ func unquote(lit []byte) string {
 
 // hasNoncharacter reports whether valid UTF-8 text holds a noncharacter
 // (isNoncharacter). Those encode as EF B7 90..AF, EF BF BE/BF, or four
-// bytes ending in xF BF BE/BF, so only runes at or past 0xEF need a look.
+// bytes ending in BF BE/BF, so text with no EF byte and no BF BE or BF BF
+// has none (three vectorized searches settle most file text); otherwise
+// only runes at or past 0xEF need a look.
 func hasNoncharacter(s string) bool {
+	if strings.IndexByte(s, 0xEF) < 0 && !strings.Contains(s, "\xbf\xbe") && !strings.Contains(s, "\xbf\xbf") {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] < 0xEF {
 			continue

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -153,4 +154,20 @@ func FuzzSealText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte, depth uint8) {
 		checkSealText(t, raw, 1+int(depth%70))
 	})
+}
+
+// TestHasNoncharacterEveryRune holds the seal's noncharacter search (with
+// its byte-pattern shortcut) to isNoncharacter for every scalar value, alone
+// and between other text.
+func TestHasNoncharacterEveryRune(t *testing.T) {
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		c := string(r)
+		want := isNoncharacter(r)
+		if hasNoncharacter(c) != want || hasNoncharacter("é"+c+"\U0001F600") != want {
+			t.Fatalf("U+%04X: hasNoncharacter = %v, want %v", r, !want, want)
+		}
+	}
 }
