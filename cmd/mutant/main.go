@@ -10,9 +10,12 @@
 //	go run ./cmd/mutant -pkg ./gate gate/strict.go:179:10:CONDITIONALS_BOUNDARY
 //	go run ./cmd/mutant -pkg ./gate -show gate/strict.go:179:10:CONDITIONALS_BOUNDARY
 //
-// A mutant is KILLED when the package's tests fail, LIVED when they pass,
-// NOT VIABLE when the mutated package does not build, and TIMED OUT when
-// the tests pass their -timeout. The exit status is 1 when any mutant lived.
+// The package's tests must pass on the unmutated copy first; otherwise
+// every verdict would be meaningless and the command stops. Then a mutant
+// is KILLED when the tests fail, LIVED when they pass, TIMED OUT when they
+// run past -timeout, and NOT VIABLE when the mutated package does not
+// compile (gremlins counts that last case as killed, since go test exits 1
+// either way). The exit status is 1 when any mutant lived.
 package main
 
 import (
@@ -63,19 +66,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		ms = append(ms, m)
 	}
-	if *show {
-		for _, m := range ms {
-			src, err := os.ReadFile(filepath.Join(*dir, m.File))
-			if err != nil {
-				fmt.Fprintln(stderr, "mutant:", err)
-				return 2
-			}
-			if _, err := Apply(src, m); err != nil {
-				fmt.Fprintln(stderr, "mutant:", err)
-				return 2
-			}
-			fmt.Fprintf(stdout, "%s | %s\n", m, lineOf(src, m.Line))
+	for _, m := range ms { // every coordinate is checked before anything runs
+		src, err := os.ReadFile(filepath.Join(*dir, filepath.FromSlash(m.File)))
+		if err != nil {
+			fmt.Fprintln(stderr, "mutant:", err)
+			return 2
 		}
+		mutated, err := Apply(src, m)
+		if err != nil {
+			fmt.Fprintln(stderr, "mutant:", err)
+			return 2
+		}
+		if *show {
+			fmt.Fprintf(stdout, "%s | %s -> %s\n", m, lineOf(src, m.Line), lineOf(mutated, m.Line))
+		}
+	}
+	if *show {
 		return 0
 	}
 	scratch, err := os.MkdirTemp("", "mutant-")
@@ -88,9 +94,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mutant: copying the module:", err)
 		return 2
 	}
+	if v, out, err := judge(scratch, nil, *pkg, *runRE, *timeout); err != nil || v.Status != Lived {
+		if err != nil {
+			fmt.Fprintln(stderr, "mutant:", err)
+		} else {
+			fmt.Fprintf(stderr, "mutant: the tests of %s do not pass without a mutant (%s):\n%s", *pkg, v, out)
+		}
+		return 2
+	}
 	lived := false
 	for _, m := range ms {
-		v, out, err := judge(scratch, m, *pkg, *runRE, *timeout)
+		v, out, err := judge(scratch, &m, *pkg, *runRE, *timeout)
 		if err != nil {
 			fmt.Fprintln(stderr, "mutant:", err)
 			return 2
@@ -128,52 +142,95 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("%s (%v)", v.Status, v.Took.Round(time.Millisecond))
 }
 
-// judge mutates one file of the scratch module, runs the package's tests
-// and puts the file back.
-func judge(root string, m Mutant, pkg, runRE string, timeout time.Duration) (Verdict, string, error) {
-	path := filepath.Join(root, filepath.FromSlash(m.File))
-	orig, err := os.ReadFile(path)
-	if err != nil {
-		return Verdict{}, "", err
+// judge mutates one file of the scratch module (none when m is nil),
+// compiles the package's tests, runs them in the package's folder as go
+// test would, and puts the file back. Compiling apart from running tells a
+// mutant that does not build from one that fails a test.
+func judge(root string, m *Mutant, pkg, runRE string, timeout time.Duration) (Verdict, string, error) {
+	if m != nil {
+		path := filepath.Join(root, filepath.FromSlash(m.File))
+		orig, err := os.ReadFile(path)
+		if err != nil {
+			return Verdict{}, "", err
+		}
+		mutated, err := Apply(orig, *m)
+		if err != nil {
+			return Verdict{}, "", err
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			return Verdict{}, "", err
+		}
+		if err := os.WriteFile(path, mutated, info.Mode().Perm()); err != nil {
+			return Verdict{}, "", err
+		}
+		v, out, err := judge(root, nil, pkg, runRE, timeout)
+		if rerr := os.WriteFile(path, orig, info.Mode().Perm()); rerr != nil {
+			return Verdict{}, "", fmt.Errorf("restoring %s: %w", m.File, rerr)
+		}
+		return v, out, err
 	}
-	mutated, err := Apply(orig, m)
-	if err != nil {
-		return Verdict{}, "", err
-	}
-	if err := os.WriteFile(path, mutated, 0o644); err != nil {
-		return Verdict{}, "", err
-	}
-	defer os.WriteFile(path, orig, 0o644)
 
-	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String()}
-	if runRE != "" {
-		args = append(args, "-run", runRE)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout+time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", append(args, pkg)...)
-	cmd.Dir = root
 	start := time.Now()
-	out, err := cmd.CombinedOutput()
+	list, err := command(root, time.Minute, "go", "list", "-f", "{{.Dir}}", pkg)
+	if err != nil {
+		return Verdict{}, "", fmt.Errorf("go list %s: %v\n%s", pkg, err, list)
+	}
+	pkgDir := strings.TrimSpace(string(list))
+	if strings.Contains(pkgDir, "\n") {
+		return Verdict{}, "", fmt.Errorf("-pkg %s names more than one package", pkg)
+	}
+	bin := filepath.Join(root, ".mutant.test")
+	defer os.Remove(bin)
+	if out, err := command(root, 10*time.Minute, "go", "test", "-c", "-o", bin, pkg); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			return Verdict{}, "", fmt.Errorf("go test -c %s: %w", pkg, err)
+		}
+		return Verdict{Status: NotViable, Took: time.Since(start)}, string(out), nil
+	}
+	if _, err := os.Stat(bin); err != nil {
+		return Verdict{}, "", fmt.Errorf("%s has no tests to run", pkg)
+	}
+	args := []string{"-test.count=1", "-test.failfast", "-test.timeout", timeout.String()}
+	if runRE != "" {
+		args = append(args, "-test.run", runRE)
+	}
+	out, err := command(pkgDir, timeout+time.Minute, bin, args...)
 	v := Verdict{Took: time.Since(start)}
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
 		v.Status = Lived
-	case ctx.Err() != nil || bytes.Contains(out, []byte("panic: test timed out")):
+	case errors.Is(err, context.DeadlineExceeded) || bytes.Contains(out, []byte("panic: test timed out")):
 		v.Status = TimedOut
-	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
-		v.Status = NotViable
 	case errors.As(err, &exit):
 		v.Status = Killed
 	default:
-		return Verdict{}, "", fmt.Errorf("running go test: %w", err)
+		return Verdict{}, "", fmt.Errorf("running the tests of %s: %w", pkg, err)
 	}
 	return v, string(out), nil
 }
 
-// copyModule copies the module at src into dst, leaving out version
-// control and the fuzzing cache so the copy is the code and its tests.
+// command runs name in dir and returns its combined output. Past limit the
+// process is killed, and its pipes are closed 10 s later even if a child
+// still holds them, so a stuck test cannot hang the command.
+func command(dir string, limit time.Duration, name string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.WaitDelay = 10 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	return out, err
+}
+
+// copyModule copies the module at src into dst, file modes kept, leaving
+// out only version control. testdata/fuzz stays: go test runs its inputs as
+// seed tests, and a committed crasher may be what kills a mutant.
 func copyModule(src, dst string) error {
 	if _, err := os.Stat(filepath.Join(src, "go.mod")); err != nil {
 		return fmt.Errorf("%s is not a module root: %w", src, err)
@@ -187,7 +244,7 @@ func copyModule(src, dst string) error {
 			return err
 		}
 		if d.IsDir() {
-			if name := d.Name(); rel != "." && (name == ".git" || name == "fuzz" && filepath.Base(filepath.Dir(path)) == "testdata") {
+			if rel != "." && d.Name() == ".git" {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
@@ -195,11 +252,15 @@ func copyModule(src, dst string) error {
 		if !d.Type().IsRegular() {
 			return nil
 		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		return os.WriteFile(filepath.Join(dst, rel), b, info.Mode().Perm())
 	})
 }
 

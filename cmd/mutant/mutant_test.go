@@ -30,6 +30,8 @@ func Sum(n int) int {
 }
 
 func Name() string { return "a" + "b" }
+
+func Neg(x int) int { _ = "é"; return -x }
 `
 
 func TestApply(t *testing.T) {
@@ -42,6 +44,7 @@ func TestApply(t *testing.T) {
 		{"m.go:14:23:INCREMENT_DECREMENT", "for i := 1; i <= n; i-- {"},
 		{"m.go:17:11:ARITHMETIC_BASE", "return s + 0"},
 		{"m.go:17:11:INVERT_NEGATIVES", "return s + 0"},
+		{"m.go:22:40:INVERT_NEGATIVES", `func Neg(x int) int { _ = "é"; return +x }`}, // é is two bytes: byte columns
 	}
 	for _, c := range cases {
 		m, err := ParseMutant(c.at)
@@ -77,7 +80,7 @@ func diffLines(a, b string) int {
 
 func TestApplyRefuses(t *testing.T) {
 	for _, at := range []string{
-		"m.go:5:6:CONDITIONALS_NEGATION",  // the column of a, not of >
+		"m.go:5:6:CONDITIONALS_NEGATION",  // the space before >, not >
 		"m.go:5:7:INCREMENT_DECREMENT",    // > is no ++
 		"m.go:99:1:CONDITIONALS_NEGATION", // no such line
 	} {
@@ -149,6 +152,66 @@ func TestM(t *testing.T) {
 	src, _ := os.ReadFile(filepath.Join(dir, "m.go"))
 	if string(src) != maxSrc {
 		t.Error("the module's own file was changed")
+	}
+}
+
+// TestJudgeRefusesBadBaseline: with a package that is not there, or tests
+// that fail unmutated, no verdict means anything, so none is given.
+func TestJudgeRefusesBadBaseline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test in a scratch module")
+	}
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module m\n\ngo 1.22\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "m.go"), []byte(maxSrc), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "m_test.go"), []byte("package m\n\nimport \"testing\"\n\nfunc TestM(t *testing.T) { t.Fatal(\"always\") }\n"), 0o644))
+	for _, c := range []struct{ pkg, want string }{
+		{"./nope", "go list ./nope"},
+		{".", "do not pass without a mutant"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"-dir", dir, "-pkg", c.pkg, "m.go:5:7:CONDITIONALS_NEGATION"}, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), c.want) || stdout.Len() != 0 {
+			t.Errorf("-pkg %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.pkg, code, stdout.String(), stderr.String(), c.want)
+		}
+	}
+}
+
+func TestCopyModule(t *testing.T) {
+	src, dst := t.TempDir(), t.TempDir()
+	files := map[string]os.FileMode{
+		"go.mod": 0o644, "a.go": 0o644, "run.sh": 0o755,
+		"testdata/fuzz/FuzzX/abc": 0o644, ".git/HEAD": 0o644,
+	}
+	for name, mode := range files {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(name), mode))
+	}
+	must(t, copyModule(src, dst))
+	for name, mode := range files {
+		info, err := os.Stat(filepath.Join(dst, filepath.FromSlash(name)))
+		if name == ".git/HEAD" {
+			if err == nil {
+				t.Error(".git was copied")
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s not copied: %v", name, err)
+		} else if info.Mode().Perm() != mode {
+			t.Errorf("%s: mode %v, want %v", name, info.Mode().Perm(), mode)
+		}
+	}
+	if err := copyModule(filepath.Join(src, "testdata"), t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a module root") {
+		t.Errorf("copying a folder with no go.mod: err %v", err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
