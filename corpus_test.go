@@ -1,7 +1,6 @@
 package sealgate_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,21 +13,9 @@ import (
 // model: each must match its hand-derived expected decisions, and the two
 // implementations must agree.
 func TestCorpus(t *testing.T) {
-	var files []string
-	err := filepath.WalkDir("corpus", func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".scn") {
-			files = append(files, path)
-		}
-		return nil
-	})
+	files, err := scn.Files("corpus")
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no scenarios under corpus/")
 	}
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(f, "corpus"+string(filepath.Separator)), ".scn"), func(t *testing.T) {

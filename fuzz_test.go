@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -29,13 +28,10 @@ import (
 const maxFuzzEvents = 200
 
 func corpusFiles(tb testing.TB) []string {
-	var files []string
-	filepath.WalkDir("corpus", func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".scn") {
-			files = append(files, path)
-		}
-		return nil
-	})
+	files, err := scn.Files("corpus")
+	if err != nil {
+		tb.Fatal(err)
+	}
 	return files
 }
 

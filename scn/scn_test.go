@@ -3,6 +3,8 @@ package scn
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -338,5 +340,37 @@ func TestFormatDecisions(t *testing.T) {
 	}
 	if len(FormatDecisions(nil)) != 0 {
 		t.Error("no decisions should print nothing")
+	}
+}
+
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"b/z.scn", "a.scn", "b/a.scn", "notes.md", "c/d/e.scn"} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Files(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rel []string
+	for _, f := range got {
+		r, _ := filepath.Rel(dir, f)
+		rel = append(rel, filepath.ToSlash(r))
+	}
+	if want := "a.scn b/a.scn b/z.scn c/d/e.scn"; strings.Join(rel, " ") != want {
+		t.Errorf("Files = %v, want %s", rel, want)
+	}
+	empty := t.TempDir()
+	if _, err := Files(empty); err == nil || !strings.Contains(err.Error(), empty) {
+		t.Errorf("Files of an empty folder: err %v, want one naming it", err)
+	}
+	if _, err := Files(filepath.Join(dir, "missing")); err == nil {
+		t.Error("Files of a missing folder: no error")
 	}
 }

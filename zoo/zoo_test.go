@@ -1,10 +1,7 @@
 package zoo_test
 
 import (
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"testing"
 
 	"sealgate/check"
@@ -32,16 +29,9 @@ func TestZooCaughtByRapid(t *testing.T) {
 
 // TestZooCaughtByCorpus: replaying the corpus catches every bug marked so.
 func TestZooCaughtByCorpus(t *testing.T) {
-	var files []string
-	filepath.WalkDir(filepath.Join("..", "corpus"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".scn") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	if len(files) == 0 {
-		t.Fatal("no corpus")
+	files, err := scn.Files(filepath.Join("..", "corpus"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	var scenarios []*scn.Scenario
 	for _, f := range files {

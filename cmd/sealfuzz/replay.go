@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 
 	"sealgate/check"
 	"sealgate/scn"
@@ -80,23 +77,10 @@ func scenarioFiles(paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !d.IsDir() && filepath.Ext(path) == ".scn" {
-				found = append(found, path)
-			}
-			return nil
-		})
+		found, err := scn.Files(p)
 		if err != nil {
 			return nil, err
 		}
-		if len(found) == 0 {
-			return nil, fmt.Errorf("%s: no .scn files", p)
-		}
-		sort.Strings(found)
 		out = append(out, found...)
 	}
 	return out, nil

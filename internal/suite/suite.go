@@ -8,10 +8,7 @@
 package suite
 
 import (
-	"io/fs"
 	"math/rand"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"sealgate/check"
@@ -43,18 +40,9 @@ func Run(t *testing.T, corpusDir string, b Budget) {
 // (gate against model, determinism, the invariants, chunking, isolation),
 // and the gate's decisions against the file's expected ones.
 func Corpus(t *testing.T, dir string) {
-	var files []string
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".scn") {
-			files = append(files, path)
-		}
-		return err
-	})
+	files, err := scn.Files(dir)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatalf("no scenarios under %s", dir)
 	}
 	for _, f := range files {
 		s, err := scn.ParseFile(f)
