@@ -77,7 +77,7 @@ func FuzzGateVsModel(f *testing.F) {
 			}
 		}
 	}
-	machineRun := rapid.MakeFuzz(machine.Fuzz(chk, nil))
+	machineRun := rapid.MakeFuzz(machine.Fuzz(chk))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if gen.ReadingOf(data) == gen.Machine {
 			// One run of the state machine, checked when it is over: a

@@ -226,13 +226,7 @@ func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 // ackKey names a key the run has released or reconciled so far (asking the
 // reference model), or a key nobody holds.
 func ackKey(cfg sealgate.Config, evs []sealgate.Event, i uint8) string {
-	var known []string
-	for _, d := range model.Run(cfg, evs) {
-		if d.Kind == sealgate.Release || d.Kind == sealgate.Reconcile {
-			known = append(known, d.Key)
-		}
-	}
-	known = append(known, keys...)
+	known := append(model.LedgerKeys(cfg, evs), keys...)
 	return known[int(i)%len(known)]
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // The machine under go fuzz: FuzzGateVsModel's machine reading hands the
-// fuzzer's bytes to rapid.MakeFuzz(Fuzz(chk, nil)), which uses them as
+// fuzzer's bytes to rapid.MakeFuzz(Fuzz(chk)), which uses them as
 // rapid's bitstream, so every input the fuzzer mutates is one coherent run
 // of the state machine, checked when it is over. rapid reads the bytes
 // eight at a time, as little-endian words (the last one zero-padded), one

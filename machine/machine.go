@@ -18,6 +18,7 @@ import (
 	"sealgate"
 	"sealgate/check"
 	"sealgate/gen"
+	"sealgate/model"
 	"sealgate/reduce"
 )
 
@@ -378,12 +379,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 			}
 		},
 		"ack": func(t *rapid.T) {
-			keys := []string{"0123456789abcdef"}
-			for _, d := range check.RunModel(m.cfg, m.events) {
-				if d.Kind == sealgate.Release || d.Kind == sealgate.Reconcile {
-					keys = append(keys, d.Key)
-				}
-			}
+			keys := append([]string{"0123456789abcdef"}, model.LedgerKeys(m.cfg, m.events)...)
 			m.emit(t, nil, sealgate.AckEvent(rapid.SampledFrom(keys).Draw(t, "key"), rapid.Bool().Draw(t, "ok")))
 		},
 		"restart": func(t *rapid.T) {
@@ -508,8 +504,8 @@ func Run(chk *check.Checker, failed *Failure) func(*rapid.T) {
 // (I5 also an anomaly), could miss one that a later step masks. (On 60
 // random runs against each zoo bug, the same runs fail either way.) The
 // failing stream is the whole run, which the reducer shrinks.
-func Fuzz(chk *check.Checker, failed *Failure) func(*rapid.T) {
-	return run(chk, failed, nil, true)
+func Fuzz(chk *check.Checker) func(*rapid.T) {
+	return run(chk, nil, nil, true)
 }
 
 // run is Run (atEnd: Fuzz) that also keeps, in seen, the stream each

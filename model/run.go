@@ -58,6 +58,19 @@ type runner struct {
 	at       int // 1-based index of the current event
 }
 
+// LedgerKeys lists the idempotency keys the run writes to the ledger
+// (released or reconciled), in decision order, repeats kept: the keys an
+// ack can name. Generators and the reducer ask it for keys worth acking.
+func LedgerKeys(cfg sealgate.Config, events []sealgate.Event) []string {
+	var keys []string
+	for _, d := range Run(cfg, events) {
+		if d.Kind == sealgate.Release || d.Kind == sealgate.Reconcile {
+			keys = append(keys, d.Key)
+		}
+	}
+	return keys
+}
+
 // Run returns the decisions for cfg and events (SPEC sections 2-8). A
 // configuration that breaks SPEC section 4 gives exactly one Refused
 // decision at event 0.

@@ -15,6 +15,7 @@ import (
 
 	"sealgate"
 	"sealgate/check"
+	"sealgate/model"
 	"sealgate/scn"
 )
 
@@ -53,6 +54,8 @@ type reducer struct {
 	cfg    sealgate.Config
 	events []sealgate.Event
 	err    error
+
+	releases []sealgate.Decision // the model's releases for (cfg, events), once asked; nil after a kept candidate
 }
 
 // Reduce shrinks (cfg, events), which must fail under c, keeping only
@@ -89,6 +92,7 @@ func (r *reducer) try(cfg sealgate.Config, events []sealgate.Event) bool {
 		return false
 	}
 	r.cfg, r.events, r.err = cfg, events, err
+	r.releases = nil
 	return true
 }
 
@@ -249,19 +253,13 @@ func (r *reducer) rekey(cfg sealgate.Config, events []sealgate.Event) []sealgate
 	for _, e := range events {
 		hasAck = hasAck || e.Kind == sealgate.Ack
 	}
-	if !hasAck {
-		return events
+	if !hasAck || r.tries >= r.max {
+		return events // no ack to follow, or no try left to spend on it
 	}
-	released := func(cfg sealgate.Config, evs []sealgate.Event) []sealgate.Decision {
-		var out []sealgate.Decision
-		for _, d := range check.RunModel(cfg, evs) {
-			if d.Kind == sealgate.Release {
-				out = append(out, d)
-			}
-		}
-		return out
+	if r.releases == nil {
+		r.releases = releases(r.cfg, r.events)
 	}
-	before, after := released(r.cfg, r.events), released(cfg, events)
+	before, after := r.releases, releases(cfg, events)
 	if len(before) != len(after) {
 		return events
 	}
@@ -281,6 +279,18 @@ func (r *reducer) rekey(cfg sealgate.Config, events []sealgate.Event) []sealgate
 	for i, e := range out {
 		if k, ok := keys[e.Key]; ok && e.Kind == sealgate.Ack {
 			out[i].Key = k
+		}
+	}
+	return out
+}
+
+// releases is the reference model's Release decisions for a stream
+// (never nil, so that it can be cached).
+func releases(cfg sealgate.Config, events []sealgate.Event) []sealgate.Decision {
+	out := []sealgate.Decision{}
+	for _, d := range check.RunModel(cfg, events) {
+		if d.Kind == sealgate.Release {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -331,10 +341,10 @@ func (r *reducer) ackAt(start, n int) bool {
 func releasedKeys(cfg sealgate.Config, events []sealgate.Event, n int) []string {
 	var keys []string
 	seen := map[string]bool{}
-	for _, d := range check.RunModel(cfg, events[:n]) {
-		if (d.Kind == sealgate.Release || d.Kind == sealgate.Reconcile) && !seen[d.Key] {
-			seen[d.Key] = true
-			keys = append(keys, d.Key)
+	for _, k := range model.LedgerKeys(cfg, events[:n]) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
 		}
 	}
 	return keys

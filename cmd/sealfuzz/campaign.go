@@ -364,7 +364,7 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	st.slices++
 	if crasher != "" {
 		st.fails++
-		c.collect(target, p.dir, filepath.Join(p.dir, crasher), strings.Join(tail, "\n"))
+		c.collect(target, p.dir, filepath.Join(p.dir, crasher), strings.Join(tail, "\n"), "")
 		return nil
 	}
 	if seedInput != nil {
@@ -379,13 +379,8 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 		if err := os.WriteFile(keep, fuzzFile(seedInput), 0o644); err != nil {
 			return err
 		}
-		c.collect(target, p.dir, keep, strings.Join(tail, "\n"))
-		f := &c.fails[len(c.fails)-1]
-		msg := "the generic " + seedName + " fails, so the target is not fuzzed again this campaign"
-		if f.note != "" {
-			msg = f.note + "; " + msg
-		}
-		f.note = msg
+		c.collect(target, p.dir, keep, strings.Join(tail, "\n"),
+			"the generic "+seedName+" fails, so the target is not fuzzed again this campaign")
 		return nil
 	}
 	if runErr != nil && ctx.Err() == nil && !strings.Contains(strings.Join(tail, "\n"), "context deadline exceeded") {

@@ -146,10 +146,18 @@ func reduceMain(args []string, stdout, stderr io.Writer) int {
 
 // collect moves a crasher out of testdata/fuzz (so the target can keep
 // fuzzing: go fuzz replays testdata first and would stop on it again),
-// reduces it, and saves one scenario per failing check in c.regress.
-func (c *campaign) collect(target, dir, crasher, message string) {
+// reduces it, and saves one scenario per failing check in c.regress. why,
+// when not empty, is added to the failure's note.
+func (c *campaign) collect(target, dir, crasher, message, why string) {
 	f := failure{target: target, input: crasher}
-	defer func() { c.fails = append(c.fails, f) }()
+	defer func() {
+		if why != "" && f.note != "" {
+			f.note += "; " + why
+		} else if why != "" {
+			f.note = why
+		}
+		c.fails = append(c.fails, f)
+	}()
 	keep := filepath.Join(dir, ".sealfuzz", "crashers", filepath.Base(filepath.Dir(crasher)), filepath.Base(crasher))
 	if err := os.MkdirAll(filepath.Dir(keep), 0o755); err == nil {
 		if err := os.Rename(crasher, keep); err == nil {
