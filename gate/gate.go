@@ -73,6 +73,8 @@ type Gate struct {
 	// call to fill: a stream of long calls grows one buffer, not one each.
 	// It is never larger than the call-bytes limit.
 	spare []byte
+	// sparePreview is the same for the preview's output buffer.
+	sparePreview []byte
 	// material is the scratch buffer of args-mode key material.
 	material []byte
 	// hot is where the last delta went: the next delta to the same call,
@@ -240,6 +242,11 @@ func (g *Gate) free(c *call) {
 	if cap(c.buf) > cap(g.spare) {
 		g.spare = c.buf[:0]
 	}
+	if c.preview != nil {
+		if b := c.preview.Recycle(); cap(b) > cap(g.sparePreview) {
+			g.sparePreview = b
+		}
+	}
 	c.buf, c.preview, c.decided = nil, nil, true
 }
 
@@ -285,6 +292,8 @@ func (g *Gate) begin(ev *sealgate.Event) []sealgate.Decision {
 	}
 	c := &call{item: ev.Item, id: ev.Call, tool: ev.Tool,
 		preview: partial.New(g.limits.Depth, g.limits.PreviewBytes, secrets)}
+	c.preview.Reuse(g.sparePreview)
+	g.sparePreview = nil
 	if a.items == nil {
 		a.items, a.callIDs = map[string]*call{}, map[string]struct{}{}
 	}

@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"sealgate"
@@ -102,5 +104,59 @@ func TestWatchSecretAndCap(t *testing.T) {
 		if c.Kind == ChangeRedacted && (len(c.Path) != 1 || c.Path[0].Name != "password" || c.Text != "") {
 			t.Fatalf("redacted change %v", c)
 		}
+	}
+}
+
+// TestPreviewBufferRecycled: a decided call hands its preview buffer to the
+// next call. The old call's stream still ends with gone and never shows the
+// new call's bytes, and a long call costs no more allocations than a short
+// one once the buffers have grown (each buffer grows by doubling, so
+// without the hand-over the 256 KiB call would allocate several times more
+// than the 4 KiB one).
+func TestPreviewBufferRecycled(t *testing.T) {
+	g, err := New(testConfig(), NewMemoryLedger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(id string, content string, s **PreviewStream) {
+		a := "r" + id
+		g.Feed(sealgate.OpenEvent(a, "t"+id))
+		g.Feed(sealgate.BeginEvent(a, "0", "c"+id, "save_file"))
+		if s != nil {
+			*s, _ = g.Watch(a, "0")
+		}
+		raw := []byte(`{"path":"a.md","content":"` + content + `"}`)
+		for i := 0; i < len(raw); i += 16 {
+			g.Feed(sealgate.DeltaEvent(a, "0", raw[i:min(i+16, len(raw))]))
+		}
+		g.Feed(sealgate.CloseEvent(a, sealgate.Truncated))
+	}
+	var first *PreviewStream
+	var v PreviewView
+	call("a", "first", &first)
+	streamAll(t, first, &v)
+	var second *PreviewStream
+	g.Feed(sealgate.OpenEvent("rb", "tb"))
+	g.Feed(sealgate.BeginEvent("rb", "0", "cb", "save_file"))
+	second, _ = g.Watch("rb", "0")
+	g.Feed(sealgate.DeltaEvent("rb", "0", []byte(`{"path":"other.md","content":"second call"`)))
+	if cs := first.Next(nil); len(cs) != 0 {
+		t.Fatalf("the first call's stream, after gone, sent %v", cs)
+	}
+	var v2 PreviewView
+	streamAll(t, second, &v2)
+	if want := `{"path":"other.md","content":"second call"}`; v2.String() != want {
+		t.Fatalf("second call's view %s, want %s", v2.String(), want)
+	}
+	g.Feed(sealgate.CloseEvent("rb", sealgate.Truncated))
+
+	short, long := strings.Repeat("x", 4<<10), strings.Repeat("x", 256<<10)
+	n := 0
+	cycle := func(content string) func() {
+		return func() { n++; call("c"+strconv.Itoa(n), content, nil) }
+	}
+	cycle(long)() // grow the buffers once
+	if s, l := testing.AllocsPerRun(20, cycle(short)), testing.AllocsPerRun(20, cycle(long)); l > s {
+		t.Fatalf("a 256 KiB call allocates %.1f times, a 4 KiB call %.1f: buffers are not reused", l, s)
 	}
 }

@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"bytes"
+
 	"sealgate"
 )
 
@@ -10,6 +12,7 @@ type verdict struct {
 	reason    sealgate.Reason
 	reconcile bool
 	key       string
+	compact   bool // the call's bytes are already in compact form
 }
 
 func (v verdict) fails() bool { return v.reason != "" || v.reconcile }
@@ -29,7 +32,7 @@ func (g *Gate) seal(a *attempt, c *call, pending map[string]struct{}) (verdict, 
 			c.buf = b
 		}
 	}
-	doc, ok := sealText(c.buf, g.limits.Depth)
+	doc, size, ok := sealText(c.buf, g.limits.Depth)
 	if !ok {
 		r, err := ValidJSON(c.buf, g.limits.Depth)
 		if err == nil {
@@ -78,7 +81,7 @@ func (g *Gate) seal(a *attempt, c *call, pending map[string]struct{}) (verdict, 
 	case Intent:
 		return verdict{reconcile: true, key: key}, nil
 	}
-	return verdict{key: key}, nil
+	return verdict{key: key, compact: size == len(c.buf)}, nil
 }
 
 // schemaAccepts validates decoded arguments. The library panics on a number
@@ -179,8 +182,14 @@ func (g *Gate) act(a *attempt, c *call, v verdict, out []sealgate.Decision) ([]s
 		return out, err
 	}
 	g.released[v.key] = struct{}{}
+	args := c.buf
+	if v.compact {
+		args = bytes.Clone(args)
+	} else {
+		args = sealgate.Compact(args)
+	}
 	d := sealgate.Decision{At: g.n, Kind: sealgate.Release, Attempt: a.id, Item: c.item, Call: c.id,
-		Tool: c.tool, Key: v.key, Args: sealgate.Sealed(sealgate.Compact(c.buf))}
+		Tool: c.tool, Key: v.key, Args: sealgate.Sealed(args)}
 	c.released = true
 	g.free(c)
 	return append(out, d), nil

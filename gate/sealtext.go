@@ -25,23 +25,27 @@ import (
 // validating it (the issue 4 benchmarks).
 //
 // Objects decode to map[string]any, arrays to []any, numbers to json.Number
-// as written, strings unescaped.
-func sealText(raw []byte, depth int) (any, bool) {
+// as written, strings unescaped. size is the length of the text's compact
+// form (sealgate.Compact): the bytes of its tokens, colons and commas. When
+// it equals len(raw) the text holds no whitespace to remove, and the release
+// is a plain copy instead of a second scan.
+func sealText(raw []byte, depth int) (doc any, size int, ok bool) {
 	d := jsontext.NewDecoder(bytes.NewBuffer(raw))
 	s := sealScan{d: d, limit: depth}
 	v, ok := s.value(1)
 	if !ok {
-		return nil, false
+		return nil, 0, false
 	}
 	if _, err := d.ReadToken(); err != io.EOF {
-		return nil, false // a second value, or trailing bytes
+		return nil, 0, false // a second value, or trailing bytes
 	}
-	return v, true
+	return v, s.size, true
 }
 
 type sealScan struct {
 	d     *jsontext.Decoder
 	limit int
+	size  int // bytes of the compact form so far
 }
 
 func (s *sealScan) value(depth int) (any, bool) {
@@ -59,7 +63,12 @@ func (s *sealScan) value(depth int) (any, bool) {
 			return nil, false
 		}
 		m := map[string]any{}
+		s.size += 2 // the braces
 		for s.d.PeekKind() == '"' {
+			if len(m) > 0 {
+				s.size++ // the comma
+			}
+			s.size++ // the colon
 			name, ok := s.str()
 			if !ok {
 				return nil, false
@@ -79,7 +88,11 @@ func (s *sealScan) value(depth int) (any, bool) {
 			return nil, false
 		}
 		a := []any{}
+		s.size += 2 // the brackets
 		for k := s.d.PeekKind(); k != ']' && k != 0; k = s.d.PeekKind() {
+			if len(a) > 0 {
+				s.size++ // the comma
+			}
 			v, ok := s.value(depth + 1)
 			if !ok {
 				return nil, false
@@ -95,12 +108,16 @@ func (s *sealScan) value(depth int) (any, bool) {
 		if _, finite := numberValue(lit); !finite {
 			return nil, false
 		}
+		s.size += len(lit)
 		return json.Number(lit), true
 	case 't':
+		s.size += len("true")
 		return true, true
 	case 'f':
+		s.size += len("false")
 		return false, true
 	case 'n':
+		s.size += len("null")
 		return nil, true
 	}
 	return nil, false
@@ -113,6 +130,7 @@ func (s *sealScan) str() (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	s.size += len(lit)
 	v := unquote(lit)
 	return v, !hasNoncharacter(v)
 }
@@ -252,10 +270,34 @@ var canonicalEscape = func() (t [256]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// ones has 1 in every byte: ones*c repeats c in all eight.
+const ones = 0x0101010101010101
+
+// plainWord reports whether none of the eight bytes of x (a little-endian
+// load of a string's bytes) needs a canonical escape: none is below 0x20,
+// none is '"' and none is '\\'. These are the classic word-at-a-time tests:
+// (x - ones*n) &^ x has a byte's top bit set only if some byte is below n
+// (n <= 0x80), and a byte equal to c is a zero byte of x ^ ones*c.
+func plainWord(x uint64) bool {
+	const top = ones * 0x80
+	below := (x - ones*0x20) &^ x
+	quote := x ^ (ones * '"')
+	slash := x ^ (ones * '\\')
+	return (below|(quote-ones)&^quote|(slash-ones)&^slash)&top == 0
+}
+
 func appendCanonicalString(b []byte, s string) []byte {
 	b = append(b, '"')
 	last := 0
 	for i := 0; i < len(s); i++ {
+		// Long file text is mostly plain: skip it eight bytes at a time.
+		for i+8 <= len(s) && plainWord(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if !canonicalEscape[c] {
 			continue

@@ -3,6 +3,7 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"sealgate"
 )
 
 // sealTextSeeds are valid and invalid texts of every kind, for the tests
@@ -59,13 +62,16 @@ func hasLongNumber(v any) bool {
 // form).
 func checkSealText(t *testing.T, raw []byte, depth int) {
 	t.Helper()
-	doc, ok := sealText(raw, depth)
+	doc, size, ok := sealText(raw, depth)
 	r, err := ValidJSON(raw, depth)
 	if ok != (err == nil) {
 		t.Fatalf("%q depth %d: sealText ok=%v, ValidJSON %q %v", raw, depth, ok, r, err)
 	}
 	if !ok {
 		return
+	}
+	if want := len(sealgate.Compact(raw)); size != want {
+		t.Fatalf("%q: sealText counts a compact form of %d bytes, sealgate.Compact gives %d", raw, size, want)
 	}
 	want, err := decodeNumbers(raw)
 	if err != nil || !reflect.DeepEqual(doc, want) {
@@ -130,7 +136,7 @@ func TestCanonicalForms(t *testing.T) {
 		{`{"\uffee":1,"\ud83d\ude00":2}`, "{\"\U0001F600\":2,\"\uffee\":1}"},
 	}
 	for _, c := range cases {
-		doc, ok := sealText([]byte(c.in), 64)
+		doc, _, ok := sealText([]byte(c.in), 64)
 		if !ok {
 			t.Fatalf("%s: not sealed", c.in)
 		}
@@ -169,5 +175,35 @@ func TestHasNoncharacterEveryRune(t *testing.T) {
 		if hasNoncharacter(c) != want || hasNoncharacter("é"+c+"\U0001F600") != want {
 			t.Fatalf("U+%04X: hasNoncharacter = %v, want %v", r, !want, want)
 		}
+	}
+}
+
+// TestPlainWord holds the word-at-a-time test equal to canonicalEscape:
+// every byte value in every lane of an otherwise plain word, and random
+// words.
+func TestPlainWord(t *testing.T) {
+	plain := func(x uint64) bool {
+		for k := 0; k < 8; k++ {
+			if canonicalEscape[byte(x>>(8*k))] {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(x uint64) {
+		if got, want := plainWord(x), plain(x); got != want {
+			t.Fatalf("plainWord(%#016x) = %v, want %v", x, got, want)
+		}
+	}
+	for lane := 0; lane < 8; lane++ {
+		for c := 0; c < 256; c++ {
+			for _, fill := range []uint64{ones * 'a', ones * 0xff, ones * 0x80, ones * 0x20, ones * 0x5d} {
+				check(fill&^(0xff<<(8*lane)) | uint64(c)<<(8*lane))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1 << 20 {
+		check(r.Uint64())
 	}
 }

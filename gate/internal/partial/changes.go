@@ -1,6 +1,9 @@
 package partial
 
-import "strings"
+import (
+	"bytes"
+	"strings"
+)
 
 // The streaming form of the preview. A Watcher turns the growth of the
 // visible text out[:shown] into Changes. It reads nothing else: the bytes
@@ -123,6 +126,28 @@ type Watcher struct {
 	strPath []PathStep // the open string value's path
 	nameAt  int        // offset in out of the name being read
 	stopped bool       // ChangeStop was sent
+	texts   textArena
+}
+
+// textArena makes the changes' Text strings. A string per change would be
+// an allocation per delta; the arena copies the texts into shared blocks
+// instead. It is a strings.Builder that is only ever appended to, and a
+// Builder never modifies bytes it has already handed out as a string, so
+// each Text stays as it was. A fresh block starts when the current one is
+// full (never growing it in place), so a Text keeps at most one block
+// alive.
+type textArena struct{ b strings.Builder }
+
+const textBlock = 4 << 10
+
+func (t *textArena) text(p []byte) string {
+	if t.b.Cap()-t.b.Len() < len(p) {
+		t.b = strings.Builder{}
+		t.b.Grow(max(textBlock, len(p)))
+	}
+	start := t.b.Len()
+	t.b.Write(p)
+	return t.b.String()[start:]
 }
 
 // Watch returns a watcher that starts from the empty preview: its first
@@ -149,23 +174,49 @@ func (w *Watcher) valueDone() {
 	}
 }
 
+// closingQuote finds the quote that ends a string in s, the next part of a
+// string's text, where esc says that s[0] is escaped (the part before
+// ended in an escaping backslash). It returns the quote's index, or len(s)
+// and whether the byte after s is escaped. A quote is escaped when an odd
+// run of backslashes comes before it, so the search jumps from quote to
+// quote (bytes.IndexByte) instead of reading every byte.
+func closingQuote(s []byte, esc bool) (int, bool) {
+	for i := 0; ; {
+		q := bytes.IndexByte(s[i:], '"')
+		if q < 0 {
+			return len(s), escapedAt(s, len(s), esc)
+		}
+		q += i
+		if !escapedAt(s, q, esc) {
+			return q, false
+		}
+		i = q + 1
+	}
+}
+
+// escapedAt reports whether s[i] (or the byte after s, i == len(s)) is
+// escaped: the backslashes right before it form an odd run. A run that
+// reaches s[0] when s[0] is itself escaped (esc) starts one byte later.
+func escapedAt(s []byte, i int, esc bool) bool {
+	k := 0
+	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
+		k++
+	}
+	if k == i && esc {
+		k++
+	}
+	return k%2 == 1
+}
+
 // Next appends to dst the changes since the last call and returns it.
 func (w *Watcher) Next(dst []Change) []Change {
 	p := w.p
 	out, end := p.out, p.shown
 	for w.pos < end {
 		if w.inStr {
-			i := w.pos
-			for ; i < end; i++ {
-				c := out[i]
-				if w.esc {
-					w.esc = false
-				} else if c == '\\' {
-					w.esc = true
-				} else if c == '"' {
-					break
-				}
-			}
+			n, esc := closingQuote(out[w.pos:end], w.esc)
+			i := w.pos + n
+			w.esc = esc
 			if w.inName {
 				if i == end {
 					w.pos = end
@@ -177,7 +228,7 @@ func (w *Watcher) Next(dst []Change) []Change {
 				continue
 			}
 			if i > w.pos {
-				dst = append(dst, Change{Kind: ChangeGrow, Path: w.strPath, Text: string(out[w.pos:i])})
+				dst = append(dst, Change{Kind: ChangeGrow, Path: w.strPath, Text: w.texts.text(out[w.pos:i])})
 			}
 			if i == end {
 				w.pos = end
@@ -232,7 +283,7 @@ func (w *Watcher) Next(dst []Change) []Change {
 			for i < end && out[i] != ',' && out[i] != ']' && out[i] != '}' {
 				i++
 			}
-			dst = append(dst, Change{Kind: ChangeScalar, Path: w.childPath(), Text: string(out[w.pos:i])})
+			dst = append(dst, Change{Kind: ChangeScalar, Path: w.childPath(), Text: w.texts.text(out[w.pos:i])})
 			w.pos = i
 			w.valueDone()
 		}

@@ -208,3 +208,106 @@ func TestReserve(t *testing.T) {
 		t.Fatalf("doubling: cap %d", cap(r))
 	}
 }
+
+// TestClosingQuote holds closingQuote equal to a byte-at-a-time reading of
+// every text of up to 9 bytes over quote, backslash and a letter, with and
+// without an escape carried in.
+func TestClosingQuote(t *testing.T) {
+	slow := func(s []byte, esc bool) (int, bool) {
+		for i, c := range s {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				return i, false
+			}
+		}
+		return len(s), esc
+	}
+	var walk func(s []byte)
+	walk = func(s []byte) {
+		for _, esc := range []bool{false, true} {
+			gi, ge := closingQuote(s, esc)
+			wi, we := slow(s, esc)
+			if gi != wi || ge != we {
+				t.Fatalf("closingQuote(%q, %v) = %d, %v; want %d, %v", s, esc, gi, ge, wi, we)
+			}
+		}
+		if len(s) < 9 {
+			for _, c := range []byte{'"', '\\', 'a'} {
+				walk(append(s[:len(s):len(s)], c))
+			}
+		}
+	}
+	walk(nil)
+}
+
+// TestChangeTextsStay keeps every change of a long stream, spread over many
+// arena blocks, and reads them only at the end: each Text must still be what
+// it was when sent, so rebuilding the view from them gives the snapshot.
+func TestChangeTextsStay(t *testing.T) {
+	doc := []byte(`{"a":"` + strings.Repeat(`0123456789\"x\u00e9`, 2000) + `","n":[1,22,333]}`)
+	p := New(64, 1<<20, nil)
+	w := p.Watch()
+	var all []Change
+	for i := 0; i < len(doc); i += 7 {
+		p.Write(doc[i:min(i+7, len(doc))])
+		all = w.Next(all)
+	}
+	var v View
+	var grown strings.Builder
+	for _, c := range all {
+		if !v.Apply(c) {
+			t.Fatalf("change %v does not fit", c)
+		}
+		if c.Kind == ChangeGrow {
+			grown.WriteString(c.Text)
+		}
+	}
+	if got, want := v.String(), p.Snapshot(); got != want {
+		t.Fatalf("view from kept changes differs from the snapshot:\n%.200s\n%.200s", got, want)
+	}
+	if want := strings.Repeat(`0123456789\"x\u00e9`, 2000); grown.String() != want {
+		t.Fatalf("kept grow texts add up to %d bytes, want %d", grown.Len(), len(want))
+	}
+}
+
+// TestRecycle: a retired parser shows nothing and ignores writes, its old
+// watcher sends nothing of what the buffer's next owner writes, and the
+// next parser fills the same buffer correctly.
+func TestRecycle(t *testing.T) {
+	old := New(64, 1<<20, nil)
+	w := old.Watch()
+	old.Write([]byte(`{"secretish":"first call's text`))
+	w.Next(nil)
+	buf := old.Recycle()
+	if len(buf) != 0 || cap(buf) == 0 {
+		t.Fatalf("Recycle gave len %d cap %d, want an emptied buffer", len(buf), cap(buf))
+	}
+	if s := old.Snapshot(); s != "-" {
+		t.Fatalf("retired parser shows %s", s)
+	}
+	next := New(64, 1<<20, nil)
+	next.Reuse(buf)
+	next.Write([]byte(`{"k":"second"`))
+	old.Write([]byte(`","more":1}`))
+	if cs := w.Next(nil); len(cs) != 0 {
+		t.Fatalf("old watcher sent %v after its parser retired", cs)
+	}
+	if s := old.Snapshot(); s != "-" {
+		t.Fatalf("retired parser shows %s after a write", s)
+	}
+	if got, want := next.Snapshot(), `{"k":"second"}`; got != want {
+		t.Fatalf("reused parser shows %s, want %s", got, want)
+	}
+	if &next.out[:1][0] != &buf[:1][0] {
+		t.Fatal("the new parser did not fill the recycled buffer")
+	}
+	// A parser with output keeps its own buffer.
+	next.Reuse(make([]byte, 0, 1<<16))
+	if &next.out[:1][0] != &buf[:1][0] {
+		t.Fatal("Reuse replaced a buffer that already held output")
+	}
+}

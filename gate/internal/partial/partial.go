@@ -165,6 +165,26 @@ func New(depth, capBytes int, secrets [][]string) *Parser {
 	return p
 }
 
+// Reuse gives a new parser an emptied buffer (from Recycle) to fill, so that
+// a stream of long calls grows one preview buffer instead of one each. It
+// does nothing once the parser has output.
+func (p *Parser) Reuse(b []byte) {
+	if len(p.out) == 0 && cap(b) > cap(p.out) {
+		p.out = b[:0]
+	}
+}
+
+// Recycle retires the parser and hands over its output buffer, emptied.
+// The parser shows nothing from then on and ignores further writes, so a
+// watcher or snapshot left behind can never read the bytes the buffer's
+// next owner writes.
+func (p *Parser) Recycle() []byte {
+	b := p.out[:0]
+	p.out, p.shown, p.redactedAt = nil, 0, nil
+	p.stopped = true
+	return b
+}
+
 // Write feeds the call's next raw fragment. Bytes after the first violation
 // or past the cap are ignored.
 func (p *Parser) Write(b []byte) {
