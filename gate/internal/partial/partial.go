@@ -207,7 +207,7 @@ func (p *Parser) Write(b []byte) {
 				j := i
 				for j < len(b) {
 					c := b[j]
-					if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+					if !plainASCII[c] {
 						break
 					}
 					j++
@@ -248,6 +248,15 @@ func (p *Parser) Write(b []byte) {
 		}
 	}
 }
+
+// plainASCII marks the bytes a string's fast path copies as they are:
+// printable ASCII but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // Snapshot returns the preview value of what has been written so far, or
 // "-" when nothing is readable yet.
