@@ -73,7 +73,10 @@ type Gate struct {
 	// call to fill: a stream of long calls grows one buffer, not one each.
 	// It is never larger than the call-bytes limit.
 	spare []byte
-	// sparePreview is the same for the preview's output buffer.
+	// sparePreview is the same for the preview's output buffer, kept only
+	// when it is at most twice preview-bytes (plus 64): a preview holds
+	// about preview-bytes and grows by doubling. Neither spare counts as
+	// retained: they hold no bytes, only room.
 	sparePreview []byte
 	// material is the scratch buffer of args-mode key material.
 	material []byte
@@ -243,7 +246,7 @@ func (g *Gate) free(c *call) {
 		g.spare = c.buf[:0]
 	}
 	if c.preview != nil {
-		if b := c.preview.Recycle(); cap(b) > cap(g.sparePreview) {
+		if b := c.preview.Recycle(); cap(b) > cap(g.sparePreview) && cap(b) <= 2*g.limits.PreviewBytes+64 {
 			g.sparePreview = b
 		}
 	}

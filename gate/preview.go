@@ -21,6 +21,10 @@ import (
 //	d.Args = sealgate.Sealed(answer.Preview) // cannot convert sealgate.Preview to sealgate.Sealed
 //
 // and nothing in this package reads a preview to build a Decision's Args.
+//
+// A change's Text shares a block of about 4 KiB with nearby changes' texts
+// (one allocation per block, not per delta): keeping one Text keeps its
+// block. PreviewView copies what it keeps.
 type PreviewChange = partial.Change
 
 // PreviewChangeKind says what a PreviewChange does.

@@ -107,14 +107,15 @@ func TestWatchSecretAndCap(t *testing.T) {
 	}
 }
 
-// TestPreviewBufferRecycled: a decided call hands its preview buffer to the
-// next call. The old call's stream still ends with gone and never shows the
-// new call's bytes, and a long call costs no more allocations than a short
-// one once the buffers have grown (each buffer grows by doubling, so
-// without the hand-over the 256 KiB call would allocate several times more
-// than the 4 KiB one).
+// TestPreviewBufferRecycled: a decided call hands its raw and preview
+// buffers to the next call that begins, and to that one only. Two calls
+// live at once never share a buffer (each stream's view equals its peek
+// while their deltas interleave), the decided call's stream sends nothing
+// after gone, and once the buffers have grown a 256 KiB call allocates no
+// more than a 4 KiB one (without the hand-over each buffer grows again by
+// doubling, a handful of allocations per call).
 func TestPreviewBufferRecycled(t *testing.T) {
-	g, err := New(testConfig(), NewMemoryLedger())
+	g, err := New(testConfig(withLimits(func(l *sealgate.Limits) { l.PreviewBytes = 1 << 20 })), NewMemoryLedger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,20 +134,39 @@ func TestPreviewBufferRecycled(t *testing.T) {
 	}
 	var first *PreviewStream
 	var v PreviewView
-	call("a", "first", &first)
+	call("a", strings.Repeat("first call ", 100), &first)
 	streamAll(t, first, &v)
-	var second *PreviewStream
+
+	// Two calls of one attempt, live together, after the hand-over.
 	g.Feed(sealgate.OpenEvent("rb", "tb"))
-	g.Feed(sealgate.BeginEvent("rb", "0", "cb", "save_file"))
-	second, _ = g.Watch("rb", "0")
-	g.Feed(sealgate.DeltaEvent("rb", "0", []byte(`{"path":"other.md","content":"second call"`)))
+	g.Feed(sealgate.BeginEvent("rb", "0", "cb0", "save_file"))
+	g.Feed(sealgate.BeginEvent("rb", "1", "cb1", "save_file"))
+	s0, _ := g.Watch("rb", "0")
+	s1, _ := g.Watch("rb", "1")
+	var v0, v1 PreviewView
+	raw0, raw1 := []byte(`{"path":"zero.md","content":"0000000000"}`), []byte(`{"path":"one.md","content":"1111111111"}`)
+	for i := 0; i < len(raw0) || i < len(raw1); i += 5 {
+		for _, x := range []struct {
+			item string
+			raw  []byte
+			s    *PreviewStream
+			v    *PreviewView
+		}{{"0", raw0, s0, &v0}, {"1", raw1, s1, &v1}} {
+			if i < len(x.raw) {
+				g.Feed(sealgate.DeltaEvent("rb", x.item, x.raw[i:min(i+5, len(x.raw))]))
+			}
+			streamAll(t, x.s, x.v)
+			ds, _ := g.Feed(sealgate.PeekEvent("rb", x.item))
+			if x.v.String() != ds[0].Preview.Value {
+				t.Fatalf("call %s: stream %s, peek %s", x.item, x.v.String(), ds[0].Preview.Value)
+			}
+		}
+	}
+	if want := `{"path":"zero.md","content":"0000000000"}`; v0.String() != want {
+		t.Fatalf("call 0's view %s, want %s", v0.String(), want)
+	}
 	if cs := first.Next(nil); len(cs) != 0 {
 		t.Fatalf("the first call's stream, after gone, sent %v", cs)
-	}
-	var v2 PreviewView
-	streamAll(t, second, &v2)
-	if want := `{"path":"other.md","content":"second call"}`; v2.String() != want {
-		t.Fatalf("second call's view %s, want %s", v2.String(), want)
 	}
 	g.Feed(sealgate.CloseEvent("rb", sealgate.Truncated))
 

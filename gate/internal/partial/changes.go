@@ -9,7 +9,8 @@ import (
 // visible text out[:shown] into Changes. It reads nothing else: the bytes
 // past shown (tentative, secret or after the first violation, or past the
 // cap) are never there to leak, and Write pays nothing when no one watches.
-// Each visible byte is read once per watcher.
+// Each visible byte is read at most twice per watcher (once more in a run
+// of backslashes before a quote).
 
 // ChangeKind says what one Change does to the preview.
 type ChangeKind uint8
@@ -60,7 +61,9 @@ type PathStep struct {
 }
 
 // Change is one step of a preview's growth. Path is shared between the
-// changes of one value: read it, do not modify it.
+// changes of one value: read it, do not modify it. Text shares a block of
+// about 4 KiB with the texts of nearby changes (one allocation per block,
+// not per change), so keeping one Text keeps its block.
 type Change struct {
 	Kind      ChangeKind
 	Path      []PathStep
@@ -195,8 +198,9 @@ func closingQuote(s []byte, esc bool) (int, bool) {
 }
 
 // escapedAt reports whether s[i] (or the byte after s, i == len(s)) is
-// escaped: the backslashes right before it form an odd run. A run that
-// reaches s[0] when s[0] is itself escaped (esc) starts one byte later.
+// escaped: the backslashes right before it form an odd run. When the run
+// reaches s[0] and s[0] is itself escaped (esc), its first backslash is an
+// escaped one, not an escaping one, which flips the parity.
 func escapedAt(s []byte, i int, esc bool) bool {
 	k := 0
 	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
@@ -211,6 +215,9 @@ func escapedAt(s []byte, i int, esc bool) bool {
 // Next appends to dst the changes since the last call and returns it.
 func (w *Watcher) Next(dst []Change) []Change {
 	p := w.p
+	if p.retired {
+		return dst // not even a stop: the call's preview is over, not capped
+	}
 	out, end := p.out, p.shown
 	for w.pos < end {
 		if w.inStr {

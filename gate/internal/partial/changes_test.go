@@ -280,6 +280,7 @@ func TestChangeTextsStay(t *testing.T) {
 func TestRecycle(t *testing.T) {
 	old := New(64, 1<<20, nil)
 	w := old.Watch()
+	idle := old.Watch() // reads nothing before the parser retires
 	old.Write([]byte(`{"secretish":"first call's text`))
 	w.Next(nil)
 	buf := old.Recycle()
@@ -295,6 +296,9 @@ func TestRecycle(t *testing.T) {
 	old.Write([]byte(`","more":1}`))
 	if cs := w.Next(nil); len(cs) != 0 {
 		t.Fatalf("old watcher sent %v after its parser retired", cs)
+	}
+	if cs := idle.Next(nil); len(cs) != 0 {
+		t.Fatalf("a watcher that had read nothing sent %v after its parser retired", cs)
 	}
 	if s := old.Snapshot(); s != "-" {
 		t.Fatalf("retired parser shows %s after a write", s)

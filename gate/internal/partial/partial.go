@@ -106,6 +106,7 @@ type Parser struct {
 
 	stopped  bool // a violation was seen or the cap reached: bytes are ignored
 	violated bool
+	retired  bool // Recycle gave its buffer away: it shows and sends nothing
 
 	stack  []frame
 	out    []byte
@@ -181,7 +182,7 @@ func (p *Parser) Reuse(b []byte) {
 func (p *Parser) Recycle() []byte {
 	b := p.out[:0]
 	p.out, p.shown, p.redactedAt = nil, 0, nil
-	p.stopped = true
+	p.stopped, p.retired = true, true
 	return b
 }
 
