@@ -212,6 +212,16 @@ func escapedAt(s []byte, i int, esc bool) bool {
 	return k%2 == 1
 }
 
+// grow appends the ChangeGrow of the open string. It fills the new element
+// in place: building the Change first and copying it in stalled on every
+// delta (a 56-byte store read back as wider loads).
+func (w *Watcher) grow(dst []Change, text []byte) []Change {
+	dst = append(dst, Change{})
+	c := &dst[len(dst)-1]
+	c.Kind, c.Path, c.Text = ChangeGrow, w.strPath, w.texts.text(text)
+	return dst
+}
+
 // Next appends to dst the changes since the last call and returns it.
 func (w *Watcher) Next(dst []Change) []Change {
 	p := w.p
@@ -235,7 +245,7 @@ func (w *Watcher) Next(dst []Change) []Change {
 				continue
 			}
 			if i > w.pos {
-				dst = append(dst, Change{Kind: ChangeGrow, Path: w.strPath, Text: w.texts.text(out[w.pos:i])})
+				dst = w.grow(dst, out[w.pos:i])
 			}
 			if i == end {
 				w.pos = end
