@@ -717,12 +717,9 @@ func hexViable(v rune, k int, low bool, high rune) bool {
 		}
 		return hi >= 0xDC00 && lo <= last
 	}
-	for _, r := range [...][2]rune{{0xDC00, 0xDFFF}, {0xFDD0, 0xFDEF}, {0xFFFE, 0xFFFF}} {
-		if lo >= r[0] && hi <= r[1] {
-			return false
-		}
-	}
-	return true
+	// Every completion a low surrogate, or every one a noncharacter
+	// (U+FDD0..FDEF, U+FFFE..FFFF).
+	return !(lo >= 0xDC00 && hi <= 0xDFFF) && !(lo >= 0xFDD0 && hi <= 0xFDEF) && !(lo >= 0xFFFE && hi <= 0xFFFF)
 }
 
 // wholeChar returns the length of the character b starts with, inside a

@@ -518,3 +518,35 @@ func TestClosedObjectsFreeNames(t *testing.T) {
 		t.Fatalf("violated=%v arena=%d refs=%d", p.violated, len(p.arena), len(p.refs))
 	}
 }
+
+// TestHexViable holds hexViable to its definition: some completion of the
+// k hex digits read so far is a valid escape (a first escape: not a low
+// surrogate, not a noncharacter; a low half: a low surrogate whose pair
+// with high is not a noncharacter).
+func TestHexViable(t *testing.T) {
+	firstOK := func(r rune) bool { return !(r >= 0xDC00 && r <= 0xDFFF) && !nonchar(r) }
+	lowOK := func(high, r rune) bool {
+		return r >= 0xDC00 && r <= 0xDFFF && !nonchar(0x10000+(high-0xD800)<<10+(r-0xDC00))
+	}
+	for k := 1; k <= 4; k++ {
+		shift := 4 * (4 - k)
+		for v := rune(0); v < 1<<(4*k); v++ {
+			some := func(ok func(rune) bool) bool {
+				for tail := rune(0); tail < 1<<shift; tail++ {
+					if ok(v<<shift | tail) {
+						return true
+					}
+				}
+				return false
+			}
+			if got, want := hexViable(v, k, false, 0), some(firstOK); got != want {
+				t.Fatalf("first escape, %d digits %x: hexViable %v, want %v", k, v, got, want)
+			}
+			for _, high := range []rune{0xD800, 0xD83D, 0xD83F, 0xD87F, 0xDBBF, 0xDBFE, 0xDBFF} {
+				if got, want := hexViable(v, k, true, high), some(func(r rune) bool { return lowOK(high, r) }); got != want {
+					t.Fatalf("low half after %X, %d digits %x: hexViable %v, want %v", high, k, v, got, want)
+				}
+			}
+		}
+	}
+}
