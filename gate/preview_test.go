@@ -180,3 +180,22 @@ func TestPreviewBufferRecycled(t *testing.T) {
 		t.Fatalf("a 256 KiB call allocates %.1f times, a 4 KiB call %.1f: buffers are not reused", l, s)
 	}
 }
+
+// TestSparePreviewKept: a preview that filled preview-bytes has grown to
+// twice that (doubling), and that buffer is still handed on.
+func TestSparePreviewKept(t *testing.T) {
+	g, err := New(testConfig(withLimits(func(l *sealgate.Limits) { l.PreviewBytes = 1024 })), NewMemoryLedger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Feed(sealgate.OpenEvent("r", "t"))
+	g.Feed(sealgate.BeginEvent("r", "0", "c", "save_file"))
+	raw := []byte(`{"path":"a.md","content":"` + strings.Repeat("x", 4096) + `"}`)
+	for i := 0; i < len(raw); i += 16 {
+		g.Feed(sealgate.DeltaEvent("r", "0", raw[i:min(i+16, len(raw))]))
+	}
+	g.Feed(sealgate.CloseEvent("r", sealgate.Truncated))
+	if c := cap(g.sparePreview); c < 1024 {
+		t.Fatalf("after a call that filled preview-bytes 1024, the spare preview buffer has room %d", c)
+	}
+}

@@ -315,3 +315,24 @@ func TestRecycle(t *testing.T) {
 		t.Fatal("Reuse replaced a buffer that already held output")
 	}
 }
+
+// TestWatchAllocatesPerBlock: following a long string 16 bytes at a time
+// costs an allocation per text block of the arena, not one per change.
+func TestWatchAllocatesPerBlock(t *testing.T) {
+	doc := []byte(`{"a":"` + strings.Repeat("0123456789abcdef", 4096) + `"}`)
+	allocs := testing.AllocsPerRun(5, func() {
+		p := New(64, 1<<20, nil)
+		p.Reuse(make([]byte, 0, 2*len(doc)))
+		w := p.Watch()
+		changes := make([]Change, 0, 8)
+		for i := 0; i < len(doc); i += 16 {
+			p.Write(doc[i:min(i+16, len(doc))])
+			changes = w.Next(changes[:0])
+		}
+	})
+	// 4,098 changes in 64 KiB of text: 16 blocks, plus the parser, the
+	// watcher and their stacks.
+	if allocs > 40 {
+		t.Fatalf("following 4,098 changes allocated %.0f times, want one per %d-byte block", allocs, textBlock)
+	}
+}
