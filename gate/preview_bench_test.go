@@ -198,9 +198,21 @@ func (s *eventSink) feed(ev sealgate.Event) {
 	}
 }
 
+// feedPtr is the same for an API that would take the event by pointer: the
+// caller fills one event and changes only its bytes.
+//
+//go:noinline
+func (s *eventSink) feedPtr(ev *sealgate.Event) {
+	if ev.Kind == sealgate.Delta {
+		s.buf = append(s.buf, ev.Bytes...)
+	}
+}
+
 // BenchmarkFloor measures what the issue 4 targets leave room for:
 //   - event: the event API alone, one sealgate.Event built and passed by
 //     value per 16-byte delta to a function that only keeps the bytes;
+//   - event-by-pointer: the same through a pointer to one reused event,
+//     what a pointer API would cost instead (Feed has none);
 //   - sha256: the hash the idempotency key needs (SPEC section 4);
 //   - feed: the per-event cost of Feed itself, on the deltas of a call
 //     whose first byte is already a violation, so the preview stops at
@@ -216,6 +228,23 @@ func BenchmarkFloor(b *testing.B) {
 				s.buf = s.buf[:0]
 				for j := 0; j < len(raw); j += benchDelta {
 					s.feed(sealgate.DeltaEvent("r", "0", raw[j:min(j+benchDelta, len(raw))]))
+				}
+				if len(s.buf) != len(raw) {
+					b.Fatalf("kept %d bytes of %d", len(s.buf), len(raw))
+				}
+			}
+			reportCPU(b, start)
+		})
+		b.Run("event-by-pointer/"+sizeName(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			s := &eventSink{buf: make([]byte, 0, n)}
+			start := cpuNanos()
+			for b.Loop() {
+				s.buf = s.buf[:0]
+				ev := sealgate.DeltaEvent("r", "0", nil)
+				for j := 0; j < len(raw); j += benchDelta {
+					ev.Bytes = raw[j:min(j+benchDelta, len(raw))]
+					s.feedPtr(&ev)
 				}
 				if len(s.buf) != len(raw) {
 					b.Fatalf("kept %d bytes of %d", len(s.buf), len(raw))
