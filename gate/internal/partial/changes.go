@@ -127,6 +127,7 @@ type Watcher struct {
 	inName  bool
 	esc     bool       // the string's last byte was an escaping backslash
 	strPath []PathStep // the open string value's path
+	strAt   int        // offset in out of the open string value's quote
 	nameAt  int        // offset in out of the name being read
 	stopped bool       // ChangeStop was sent
 	texts   textArena
@@ -231,7 +232,15 @@ func (w *Watcher) Next(dst []Change) []Change {
 	out, end := p.out, p.shown
 	for w.pos < end {
 		if w.inStr {
-			n, esc := closingQuote(out[w.pos:end], w.esc)
+			var n int
+			var esc bool
+			if !w.inName && p.inValueString(w.strAt) {
+				// The parser has not closed this string: all that is
+				// visible past pos is its text, with no quote to look for.
+				n, esc = end-w.pos, escapedAt(out[w.pos:end], end-w.pos, w.esc)
+			} else {
+				n, esc = closingQuote(out[w.pos:end], w.esc)
+			}
 			i := w.pos + n
 			w.esc = esc
 			if w.inName {
@@ -280,7 +289,7 @@ func (w *Watcher) Next(dst []Change) []Change {
 				continue
 			}
 			dst = append(dst, Change{Kind: ChangeOpen, Path: path, Text: `"`})
-			w.inStr, w.esc, w.strPath = true, false, path
+			w.inStr, w.esc, w.strPath, w.strAt = true, false, path, w.pos
 			w.pos++
 		case '{', '[':
 			path := w.childPath()

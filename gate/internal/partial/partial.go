@@ -118,6 +118,7 @@ type Parser struct {
 	tok uint8
 
 	// string
+	strAt  int // offset in out of the open value string's quote
 	sName  bool
 	sState uint8
 	need   int
@@ -417,6 +418,7 @@ func (p *Parser) beginValue(c byte) bool {
 		}
 	case '"':
 		p.beginString(false)
+		p.strAt = len(p.out)
 		if !hidden {
 			p.out = append(p.out, c)
 			p.shown = len(p.out)
@@ -669,6 +671,12 @@ func (p *Parser) beginString(name bool) {
 	if name {
 		p.name = p.name[:0]
 	}
+}
+
+// inValueString reports whether the value string whose opening quote is at
+// out[at] is still open: out holds none of its closing quote yet.
+func (p *Parser) inValueString(at int) bool {
+	return p.tok == tokString && !p.sName && p.strAt == at
 }
 
 // progress marks a string value's completed character as visible.
