@@ -125,7 +125,6 @@ type Watcher struct {
 	stack   []wframe
 	inStr   bool // inside a visible string value (or name, when inName)
 	inName  bool
-	esc     bool       // the string's last byte was an escaping backslash
 	strPath []PathStep // the open string value's path
 	strAt   int        // offset in out of the open string value's quote
 	nameAt  int        // offset in out of the name being read
@@ -178,39 +177,30 @@ func (w *Watcher) valueDone() {
 	}
 }
 
-// closingQuote finds the quote that ends a string in s, the next part of a
-// string's text, where esc says that s[0] is escaped (the part before
-// ended in an escaping backslash). It returns the quote's index, or len(s)
-// and whether the byte after s is escaped. A quote is escaped when an odd
-// run of backslashes comes before it, so the search jumps from quote to
-// quote (bytes.IndexByte) instead of reading every byte.
-func closingQuote(s []byte, esc bool) (int, bool) {
-	for i := 0; ; {
-		q := bytes.IndexByte(s[i:], '"')
+// closingQuote returns the index in out[:end] of the quote that closes the
+// string being read, searching from from (end if it is not there yet). The
+// string's opening quote comes before from, and out[from-1] is not the
+// closing quote. A quote is escaped when an odd run of backslashes comes
+// right before it; a run never reaches past the opening quote, so it is
+// counted in out itself and nothing carries over between calls. The search
+// jumps from quote to quote (bytes.IndexByte) instead of reading every
+// byte. It is sealgate's stringEnd, resumable.
+func closingQuote(out []byte, from, end int) int {
+	for i := from; ; {
+		q := bytes.IndexByte(out[i:end], '"')
 		if q < 0 {
-			return len(s), escapedAt(s, len(s), esc)
+			return end
 		}
 		q += i
-		if !escapedAt(s, q, esc) {
-			return q, false
+		k := 0
+		for j := q - 1; j >= 0 && out[j] == '\\'; j-- {
+			k++
+		}
+		if k%2 == 0 {
+			return q
 		}
 		i = q + 1
 	}
-}
-
-// escapedAt reports whether s[i] (or the byte after s, i == len(s)) is
-// escaped: the backslashes right before it form an odd run. When the run
-// reaches s[0] and s[0] is itself escaped (esc), its first backslash is an
-// escaped one, not an escaping one, which flips the parity.
-func escapedAt(s []byte, i int, esc bool) bool {
-	k := 0
-	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
-		k++
-	}
-	if k == i && esc {
-		k++
-	}
-	return k%2 == 1
 }
 
 // grow appends the ChangeGrow of the open string. It fills the new element
@@ -232,17 +222,12 @@ func (w *Watcher) Next(dst []Change) []Change {
 	out, end := p.out, p.shown
 	for w.pos < end {
 		if w.inStr {
-			var n int
-			var esc bool
-			if !w.inName && p.inValueString(w.strAt) {
-				// The parser has not closed this string: all that is
-				// visible past pos is its text, with no quote to look for.
-				n, esc = end-w.pos, escapedAt(out[w.pos:end], end-w.pos, w.esc)
-			} else {
-				n, esc = closingQuote(out[w.pos:end], w.esc)
+			// While the parser still holds this value string open, all
+			// that is visible past pos is its text: no quote to look for.
+			i := end
+			if w.inName || !p.inValueString(w.strAt) {
+				i = closingQuote(out, w.pos, end)
 			}
-			i := w.pos + n
-			w.esc = esc
 			if w.inName {
 				if i == end {
 					w.pos = end
@@ -276,7 +261,7 @@ func (w *Watcher) Next(dst []Change) []Change {
 			w.pos++
 		case '"':
 			if n := len(w.stack); n > 0 && w.stack[n-1].wantName {
-				w.inStr, w.inName, w.esc, w.nameAt = true, true, false, w.pos+1
+				w.inStr, w.inName, w.nameAt = true, true, w.pos+1
 				w.pos++
 				continue
 			}
@@ -289,7 +274,7 @@ func (w *Watcher) Next(dst []Change) []Change {
 				continue
 			}
 			dst = append(dst, Change{Kind: ChangeOpen, Path: path, Text: `"`})
-			w.inStr, w.esc, w.strPath, w.strAt = true, false, path, w.pos
+			w.inStr, w.strPath, w.strAt = true, path, w.pos
 			w.pos++
 		case '{', '[':
 			path := w.childPath()

@@ -209,35 +209,40 @@ func TestReserve(t *testing.T) {
 	}
 }
 
-// TestClosingQuote holds closingQuote equal to a byte-at-a-time reading of
-// every text of up to 9 bytes over quote, backslash and a letter, with and
-// without an escape carried in.
+// TestClosingQuote holds closingQuote equal to a byte-at-a-time reading
+// for every string text of up to 9 bytes over quote, backslash and a
+// letter, resumed at every point before its closing quote and cut at every
+// visible end, as the watcher calls it between writes.
 func TestClosingQuote(t *testing.T) {
-	slow := func(s []byte, esc bool) (int, bool) {
-		for i, c := range s {
-			switch {
+	// slow reads out, a string from its opening quote, byte by byte.
+	slow := func(out []byte) int {
+		esc := false
+		for i := 1; i < len(out); i++ {
+			switch c := out[i]; {
 			case esc:
 				esc = false
 			case c == '\\':
 				esc = true
 			case c == '"':
-				return i, false
+				return i
 			}
 		}
-		return len(s), esc
+		return len(out)
 	}
-	var walk func(s []byte)
-	walk = func(s []byte) {
-		for _, esc := range []bool{false, true} {
-			gi, ge := closingQuote(s, esc)
-			wi, we := slow(s, esc)
-			if gi != wi || ge != we {
-				t.Fatalf("closingQuote(%q, %v) = %d, %v; want %d, %v", s, esc, gi, ge, wi, we)
+	var walk func(text []byte)
+	walk = func(text []byte) {
+		out := append([]byte{'"'}, text...)
+		want := slow(out)
+		for from := 1; from <= min(want, len(out)); from++ {
+			for end := from; end <= len(out); end++ {
+				if got, w := closingQuote(out, from, end), min(want, end); got != w {
+					t.Fatalf("closingQuote(%q, %d, %d) = %d, want %d", out, from, end, got, w)
+				}
 			}
 		}
-		if len(s) < 9 {
+		if len(text) < 9 {
 			for _, c := range []byte{'"', '\\', 'a'} {
-				walk(append(s[:len(s):len(s)], c))
+				walk(append(text[:len(text):len(text)], c))
 			}
 		}
 	}
