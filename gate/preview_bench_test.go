@@ -187,6 +187,44 @@ func BenchmarkStreamChanges(b *testing.B) {
 	}
 }
 
+// BenchmarkStreamRead is BenchmarkStreamChanges with the least consumer
+// instead of a view: it reads every change's text once (its length and last
+// byte) and keeps nothing. The difference between the two is the view's
+// cost, which belongs to the UI, not to the preview.
+func BenchmarkStreamRead(b *testing.B) {
+	for _, n := range benchSizes {
+		raw := benchArgs(n)
+		b.Run(sizeName(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			b.ReportAllocs()
+			var changes []PreviewChange
+			g := benchGate(b, 1<<20)
+			start := cpuNanos()
+			for b.Loop() {
+				benchStart(g)
+				s, _ := g.Watch("r", "0")
+				seen, last := 0, byte(0)
+				for j := 0; j < len(raw); j += benchDelta {
+					g.Feed(sealgate.DeltaEvent("r", "0", raw[j:min(j+benchDelta, len(raw))]))
+					changes = s.Next(changes[:0])
+					for _, c := range changes {
+						if t := c.Text; t != "" {
+							seen, last = seen+len(t), t[len(t)-1]
+						}
+					}
+				}
+				if ds, _ := g.Feed(sealgate.CloseEvent("r", sealgate.Truncated)); len(ds) != 1 || ds[0].Reason != sealgate.TurnTruncated {
+					b.Fatalf("not rejected turn-truncated: %v", ds)
+				}
+				if seen < n-64 || last != raw[n-3] { // the content's last byte, before `"}`
+					b.Fatalf("read %d bytes of text for %d, last %q", seen, n, last)
+				}
+			}
+			reportCPU(b, start)
+		})
+	}
+}
+
 // eventSink stands for the least any Feed(sealgate.Event) can do with a
 // delta: take the event by value, as the API passes it, and keep its bytes.
 type eventSink struct{ buf []byte }

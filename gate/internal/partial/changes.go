@@ -311,11 +311,18 @@ func (w *Watcher) Next(dst []Change) []Change {
 type View struct {
 	root *vnode
 	gone bool
+
+	// The string that grew last and its path, so that the next growth of
+	// the same string (a ChangeGrow per delta) skips the walk from the
+	// root. A sender shares one Path between the changes of a value and
+	// never modifies it, so the same first element means the same path.
+	lastPath []PathStep
+	last     *vnode
 }
 
 type vnode struct {
-	kind  byte // '{', '[', '"', 's' (scalar or redacted text)
-	text  []byte
+	kind  byte            // '{', '[', '"', 's' (scalar or redacted text)
+	text  strings.Builder // grows by doubling, without zeroing the new room
 	names []string
 	kids  []*vnode
 }
@@ -327,31 +334,35 @@ func (v *View) Apply(c Change) bool {
 	case ChangeStop, ChangeClose:
 		return true
 	case ChangeGone:
-		v.root, v.gone = nil, true
+		v.root, v.gone, v.lastPath, v.last = nil, true, nil, nil
 		return true
 	}
 	if v.gone {
 		return false
 	}
 	if c.Kind == ChangeGrow {
-		n := v.at(c.Path)
-		if n == nil || n.kind != '"' {
-			return false
+		n := v.last
+		if !samePath(c.Path, v.lastPath) {
+			if n = v.at(c.Path); n == nil || n.kind != '"' {
+				return false
+			}
+			v.lastPath, v.last = c.Path, n
 		}
-		n.text = append(Reserve(n.text, len(c.Text), 0), c.Text...)
+		n.text.Grow(len(c.Text)) // doubles: WriteString alone grows by 1.25x
+		n.text.WriteString(c.Text)
 		return true
 	}
-	var n *vnode
+	n := &vnode{kind: 's'}
 	switch c.Kind {
 	case ChangeOpen:
 		if c.Text != "{" && c.Text != "[" && c.Text != `"` {
 			return false
 		}
-		n = &vnode{kind: c.Text[0]}
+		n.kind = c.Text[0]
 	case ChangeScalar:
-		n = &vnode{kind: 's', text: []byte(c.Text)}
+		n.text.WriteString(c.Text)
 	case ChangeRedacted:
-		n = &vnode{kind: 's', text: []byte(redacted)}
+		n.text.WriteString(redacted)
 	default:
 		return false
 	}
@@ -370,6 +381,12 @@ func (v *View) Apply(c Change) bool {
 	parent.kids = append(parent.kids, n)
 	parent.names = append(parent.names, last.Name)
 	return true
+}
+
+// samePath reports whether a and b are the same slice of one array (len 0
+// never is: the root's path needs no walk).
+func samePath(a, b []PathStep) bool {
+	return len(a) == len(b) && len(a) > 0 && &a[0] == &b[0]
 }
 
 func (v *View) at(path []PathStep) *vnode {
@@ -394,10 +411,10 @@ func (v *View) String() string {
 		switch n.kind {
 		case '"':
 			b.WriteByte('"')
-			b.Write(n.text)
+			b.WriteString(n.text.String())
 			b.WriteByte('"')
 		case 's':
-			b.Write(n.text)
+			b.WriteString(n.text.String())
 		default:
 			b.WriteByte(n.kind)
 			for i, k := range n.kids {

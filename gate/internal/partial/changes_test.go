@@ -341,3 +341,34 @@ func TestWatchAllocatesPerBlock(t *testing.T) {
 		t.Fatalf("following 4,098 changes allocated %.0f times, want one per %d-byte block", allocs, textBlock)
 	}
 }
+
+// TestViewGrowsTheRightString interleaves the growth of two strings, and of
+// two paths that are equal but not the same slice: the view's shortcut for
+// the string that grew last must never take another string for it.
+func TestViewGrowsTheRightString(t *testing.T) {
+	p0 := []PathStep{{Index: 0}}
+	p1 := []PathStep{{Index: 1}}
+	p0again := []PathStep{{Index: 0}}
+	var v View
+	for i, c := range []Change{
+		{Kind: ChangeOpen, Text: "["},
+		{Kind: ChangeOpen, Path: p0, Text: `"`},
+		{Kind: ChangeOpen, Path: p1, Text: `"`},
+		{Kind: ChangeGrow, Path: p0, Text: "a"},
+		{Kind: ChangeGrow, Path: p1, Text: "b"},
+		{Kind: ChangeGrow, Path: p1, Text: "c"},
+		{Kind: ChangeGrow, Path: p0again, Text: "d"},
+		{Kind: ChangeGrow, Path: p0, Text: "e"},
+	} {
+		if !v.Apply(c) {
+			t.Fatalf("change %d (%v) refused", i, c)
+		}
+	}
+	if got, want := v.String(), `["ade","bc"]`; got != want {
+		t.Fatalf("view %s, want %s", got, want)
+	}
+	v.Apply(Change{Kind: ChangeGone})
+	if v.Apply(Change{Kind: ChangeGrow, Path: p0, Text: "f"}) || v.String() != "-" {
+		t.Fatalf("a gone view took a growth: %s", v.String())
+	}
+}

@@ -419,3 +419,30 @@ func BenchmarkWrite16Peek(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWrite16Text feeds one long string value, file text with escapes
+// and non-ASCII runes as the gate's issue 4 benchmarks do, in 16-byte deltas:
+// the parser's string path alone.
+func BenchmarkWrite16Text(b *testing.B) {
+	var d bytes.Buffer
+	d.WriteString(`{"path":"notes.md","content":"`)
+	for d.Len() < 1<<20 {
+		d.WriteString(`Topic confirmed; the date still waits for the venue \u00e9t\u00e9 caf` + "é" + ` \ud83d\ude00 'q' \"ok\"\n`)
+	}
+	d.WriteString(`"}`)
+	doc := d.Bytes()
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	var out []byte
+	for b.Loop() {
+		p := New(64, len(doc)+1, nil)
+		p.Reuse(out)
+		for i := 0; i < len(doc); i += 16 {
+			p.Write(doc[i:min(i+16, len(doc))])
+		}
+		if p.violated || p.shown != len(doc) {
+			b.Fatalf("violation %v, shown %d of %d", p.violated, p.shown, len(doc))
+		}
+		out = p.Recycle()
+	}
+}

@@ -14,7 +14,9 @@
 package partial
 
 import (
+	"encoding/binary"
 	"math/big"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -53,6 +55,8 @@ const (
 	strWantBS // a high-surrogate escape was read: its low half must follow
 	strWantU  // ... after its '\'
 	strLowHex // in the low half's hex digits
+	strCut    // a value string's character cut by the end of a Write: its
+	// bytes so far, a viable start (cutPrefix), are out[shown:]
 )
 
 // Inside a number.
@@ -201,45 +205,41 @@ func (p *Parser) Write(b []byte) {
 	// A byte emits at most one byte, but a secret's first byte emits the
 	// marker in its stead; reserve room so out grows by doubling.
 	p.out = Reserve(p.out, 2*len(b)+len(redacted), 0)
-	for i := 0; i < len(b); i++ {
+	i := 0
+	if p.sState == strCut {
+		i = p.finishChar(b)
+	}
+	for ; i < len(b); i++ {
 		if p.tok == tokString && p.sState == strNormal {
 			// Fast path: a run of plain ASCII string content, and in a
-			// value string also whole escapes and runes.
-			for {
-				j := i
+			// value string also whole escapes and runes, copied at once.
+			j := plainRun(b, i)
+			if p.sName {
+				if p.redact < 0 {
+					p.out = append(p.out, b[i:j]...)
+				}
+				p.name = append(p.name, b[i:j]...)
+			} else {
 				for j < len(b) {
-					c := b[j]
-					if !plainASCII[c] {
+					n := wholeChar(b[j:])
+					if n == 0 {
 						break
 					}
-					j++
-				}
-				if j > i {
-					if p.redact < 0 {
-						p.out = append(p.out, b[i:j]...)
-						if !p.sName {
-							p.shown = len(p.out)
-						}
-					}
-					if p.sName {
-						p.name = append(p.name, b[i:j]...)
-					}
-				}
-				if p.sName || j == len(b) {
-					i = j
-					break
-				}
-				n := wholeChar(b[j:])
-				if n == 0 {
-					i = j
-					break
+					j = plainRun(b, j+n)
 				}
 				if p.redact < 0 {
-					p.out = append(p.out, b[j:j+n]...)
+					p.out = append(p.out, b[i:j]...)
 					p.shown = len(p.out)
+					if j < len(b) && cutPrefix(b[j:]) {
+						// A character cut by the end of b: keep its
+						// start, unseen, for finishChar to complete.
+						p.out = append(p.out, b[j:]...)
+						p.sState = strCut
+						return
+					}
 				}
-				i = j + n
 			}
+			i = j
 			if i == len(b) {
 				break
 			}
@@ -249,6 +249,127 @@ func (p *Parser) Write(b []byte) {
 			return
 		}
 	}
+}
+
+// finishChar goes on with a character that the last Write cut (state
+// strCut; its bytes so far are out[shown:]). When b completes it and the
+// whole is valid, it appends the rest and returns how many bytes of b that
+// took; when b is too short to complete it, it appends all of b, which
+// cutPrefix has checked. Otherwise the character is invalid: it hands the
+// bytes so far back to step, which takes them without complaint (they are a
+// viable start) and is left to find the violation in b, from byte 0 on.
+func (p *Parser) finishChar(b []byte) int {
+	var c [12]byte // the longest character: a surrogate pair's two escapes
+	k := copy(c[:], p.out[p.shown:])
+	m := copy(c[k:], b)
+	if n := wholeChar(c[:k+m]); n > k {
+		p.out = append(p.out, b[:n-k]...)
+		p.sState = strNormal
+		p.shown = len(p.out)
+		return n - k
+	}
+	if m == len(b) && cutPrefix(c[:k+m]) {
+		p.out = append(p.out, b...)
+		return len(b)
+	}
+	p.out = p.out[:p.shown]
+	p.sState = strNormal
+	for _, x := range c[:k] {
+		if !p.step(x) { // cannot happen: cutPrefix took these bytes
+			p.stopped, p.violated = true, true
+			return len(b)
+		}
+	}
+	return 0
+}
+
+// cutPrefix reports whether c, which starts with no whole valid character
+// (wholeChar(c) == 0), is the start of one that later bytes can complete:
+// what step would accept of c without yet ending the character.
+func cutPrefix(c []byte) bool {
+	switch {
+	case len(c) == 0 || len(c) >= 12:
+		return false
+	case c[0] >= 0x80:
+		// FullRune is false exactly for a UTF-8 start whose bytes so far are
+		// in range; a completion that is not a noncharacter is always left
+		// (those are at most 32 in a row, and the last byte has 64 values).
+		return !utf8.FullRune(c)
+	case c[0] != '\\':
+		return false
+	case len(c) == 1:
+		return true
+	case c[1] != 'u':
+		return false // a short escape is whole at two bytes
+	}
+	v, k, ok := hexPrefix(c[2:min(len(c), 6)])
+	switch {
+	case !ok || (k > 0 && !hexViable(v, k, false, 0)):
+		return false
+	case k < 4:
+		return true
+	case v < 0xD800 || v > 0xDBFF:
+		return false // whole at six bytes: wholeChar would have taken it
+	}
+	rest := c[6:]
+	switch {
+	case len(rest) == 0:
+		return true
+	case rest[0] != '\\':
+		return false
+	case len(rest) == 1:
+		return true
+	case rest[1] != 'u':
+		return false
+	}
+	lo, k, ok := hexPrefix(rest[2:])
+	return ok && (k == 0 || hexViable(lo, k, true, v))
+}
+
+// hexPrefix reads the hex digits that make up all of b (at most four
+// bytes): their value, their count, and false if b holds anything else.
+func hexPrefix(b []byte) (rune, int, bool) {
+	var v rune
+	for _, x := range b {
+		d := hexVal(x)
+		if d < 0 {
+			return 0, 0, false
+		}
+		v = v<<4 | d
+	}
+	return v, len(b), true
+}
+
+// plainRun returns the index of the first byte at or after i that is not
+// plainASCII (len(b) if none). Long file text is mostly plain, so it tests
+// eight bytes at a time first.
+func plainRun(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if bad := notPlain(binary.LittleEndian.Uint64(b[i:])); bad != 0 {
+			return i + bits.TrailingZeros64(bad)/8
+		}
+		i += 8
+	}
+	for i < len(b) && plainASCII[b[i]] {
+		i++
+	}
+	return i
+}
+
+// ones has 1 in every byte: ones*c repeats c in all eight.
+const ones = 0x0101010101010101
+
+// notPlain sets the top bit of the lowest byte of x (a little-endian load)
+// that is not plainASCII, and maybe of higher bytes: zero means all eight
+// are plain. It is the classic word-at-a-time test: (x - ones*n) &^ x flags a
+// byte below n (n <= 0x80), a byte equal to c is a zero byte of x ^ ones*c,
+// and a borrow only ever runs upwards, so the lowest flag is exact.
+func notPlain(x uint64) uint64 {
+	const top = ones * 0x80
+	below := (x - ones*0x20) &^ x
+	quote := x ^ (ones * '"')
+	slash := x ^ (ones * '\\')
+	return (x | below | (quote-ones)&^quote | (slash-ones)&^slash) & top
 }
 
 // plainASCII marks the bytes a string's fast path copies as they are:

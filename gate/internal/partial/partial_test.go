@@ -1,6 +1,8 @@
 package partial
 
 import (
+	"bytes"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -548,5 +550,82 @@ func TestHexViable(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestPlainRun checks the word-at-a-time scan against the byte table: every
+// byte value at every offset of a plain run, with runs of every length
+// around the eight-byte words, and random words.
+func TestPlainRun(t *testing.T) {
+	slow := func(b []byte, i int) int {
+		for i < len(b) && plainASCII[b[i]] {
+			i++
+		}
+		return i
+	}
+	for n := 0; n <= 20; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := bytes.Repeat([]byte{'a'}, n)
+				b[at] = byte(c)
+				for i := 0; i <= n; i++ {
+					if got, want := plainRun(b, i), slow(b, i); got != want {
+						t.Fatalf("plainRun(%q, %d) = %d, want %d", b, i, got, want)
+					}
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, 24)
+	for range 200000 {
+		for i := range b {
+			// mostly plain bytes, some of each kind that is not
+			b[i] = "ab \"\\\x1f\x7f\x80\xff~"[r.IntN(10)]
+		}
+		i := r.IntN(len(b) + 1)
+		if got, want := plainRun(b, i), slow(b, i); got != want {
+			t.Fatalf("plainRun(%q, %d) = %d, want %d", b, i, got, want)
+		}
+	}
+}
+
+// TestCutPrefix checks cutPrefix against step, the byte-at-a-time state
+// machine: for every short byte string c in a value string that starts with
+// neither a plain byte nor a whole valid character, cutPrefix(c) must say whether step takes all of
+// c and is still inside a character.
+func TestCutPrefix(t *testing.T) {
+	alphabet := []byte("\\u\"nx0D8CFEd\x1f\xc3\xa9\xe0\xa0\x80\xbf\xed\x9f\xf0\x90\xf4\x8f\xef\xb7\xff")
+	byStep := func(c []byte) bool {
+		p := New(64, 1<<20, nil)
+		p.Write([]byte(`"`))
+		for _, x := range c {
+			if !p.step(x) {
+				return false
+			}
+		}
+		return p.sState != strNormal
+	}
+	check := func(c []byte) {
+		if len(c) > 0 && (plainASCII[c[0]] || wholeChar(c) != 0) {
+			return // the fast path takes these; it asks only about the rest
+		}
+		if got, want := cutPrefix(c), byStep(c); got != want {
+			t.Fatalf("cutPrefix(%q) = %v, step says %v", c, got, want)
+		}
+	}
+	var grow func(c []byte, left int)
+	grow = func(c []byte, left int) {
+		check(c)
+		if left == 0 {
+			return
+		}
+		for _, x := range alphabet {
+			grow(append(c, x), left-1)
+		}
+	}
+	grow(nil, 4)
+	for _, seed := range []string{`\uD83D`, `\uDBFF`, `\uD800`, `\u00`, `\uFD`, `\uFFF`, `\uD83D\u`, `\uD83D\uDF`, `\uDBFF\uDF`, "\xef\xb7", "\xf4\x8f", "\xf0\x9f\x98"} {
+		grow([]byte(seed), 3)
 	}
 }
