@@ -321,10 +321,41 @@ type View struct {
 }
 
 type vnode struct {
-	kind  byte            // '{', '[', '"', 's' (scalar or redacted text)
-	text  strings.Builder // grows by doubling, without zeroing the new room
+	kind  byte // '{', '[', '"', 's' (scalar or redacted text)
+	text  rope
 	names []string
 	kids  []*vnode
+}
+
+// rope is a text kept in the chunks it was written into, so that a long
+// string grows without ever copying (or zeroing) what it already holds:
+// growing one buffer by doubling touched twice the text's size in fresh
+// memory and copied it once more. Chunks double from 64 bytes up to
+// ropeChunk.
+type rope struct {
+	done []string // full chunks
+	cur  strings.Builder
+}
+
+const ropeChunk = 64 << 10
+
+func (r *rope) WriteString(s string) {
+	if r.cur.Cap()-r.cur.Len() < len(s) {
+		if r.cur.Len() > 0 {
+			r.done = append(r.done, r.cur.String())
+		}
+		size := max(min(2*r.cur.Cap(), ropeChunk), 64, len(s))
+		r.cur = strings.Builder{}
+		r.cur.Grow(size)
+	}
+	r.cur.WriteString(s)
+}
+
+func (r *rope) writeTo(b *strings.Builder) {
+	for _, s := range r.done {
+		b.WriteString(s)
+	}
+	b.WriteString(r.cur.String())
 }
 
 // Apply applies one change. It reports false for a change that does not fit
@@ -348,7 +379,6 @@ func (v *View) Apply(c Change) bool {
 			}
 			v.lastPath, v.last = c.Path, n
 		}
-		n.text.Grow(len(c.Text)) // doubles: WriteString alone grows by 1.25x
 		n.text.WriteString(c.Text)
 		return true
 	}
@@ -411,10 +441,10 @@ func (v *View) String() string {
 		switch n.kind {
 		case '"':
 			b.WriteByte('"')
-			b.WriteString(n.text.String())
+			n.text.writeTo(&b)
 			b.WriteByte('"')
 		case 's':
-			b.WriteString(n.text.String())
+			n.text.writeTo(&b)
 		default:
 			b.WriteByte(n.kind)
 			for i, k := range n.kids {

@@ -372,3 +372,43 @@ func TestViewGrowsTheRightString(t *testing.T) {
 		t.Fatalf("a gone view took a growth: %s", v.String())
 	}
 }
+
+// TestRope: a rope holds exactly what was written, in chunks of at most
+// ropeChunk bytes (or one write, when a single write is longer), give or
+// take the heap's rounding: it never
+// grows one buffer, which would copy and touch twice the text.
+func TestRope(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var rp rope
+	var want strings.Builder
+	longest := 0
+	for range 20000 {
+		n := r.IntN(40)
+		if r.IntN(500) == 0 {
+			n = ropeChunk + r.IntN(1000)
+		}
+		longest = max(longest, n)
+		s := strings.Repeat(string(rune('a'+r.IntN(26))), n)
+		rp.WriteString(s)
+		want.WriteString(s)
+	}
+	var got strings.Builder
+	rp.writeTo(&got)
+	if got.String() != want.String() {
+		t.Fatalf("rope holds %d bytes that differ from the %d written", got.Len(), want.Len())
+	}
+	for i, c := range append(rp.done, rp.cur.String()) {
+		if len(c) > max(ropeChunk, longest)+8192 { // the heap rounds a large buffer up to 8 KiB pages
+			t.Fatalf("chunk %d holds %d bytes", i, len(c))
+		}
+	}
+	// 1 MiB in 16-byte writes: chunks double from 64 bytes to 64 KiB (11,
+	// about 128 KiB), then 14 more of 64 KiB.
+	var big rope
+	for range (1 << 20) / 16 {
+		big.WriteString("0123456789abcdef")
+	}
+	if n := len(big.done) + 1; n < 16 || n > 30 {
+		t.Fatalf("1 MiB in %d chunks", n)
+	}
+}
