@@ -44,10 +44,24 @@ type call struct {
 	tool     string
 	buf      []byte // raw bytes received; nil once decided
 	preview  *partial.Parser
+	parsed   int // buf[:parsed] has been written to preview
 	ended    bool // its first end was accepted
 	decided  bool
 	tooLarge bool // rejected too-large: later deltas are dropped
 	released bool // released early: compensated if its attempt ends badly
+}
+
+// previewed brings the call's preview up to date with its bytes and returns
+// it. Only peeks and preview streams read a preview, so Feed leaves the
+// parsing to them: a call that no one looks at is never parsed, one looked
+// at after every delta is parsed delta by delta, and either way each byte
+// is parsed once.
+func (c *call) previewed() *partial.Parser {
+	if c.parsed < len(c.buf) {
+		c.preview.Write(c.buf[c.parsed:])
+		c.parsed = len(c.buf)
+	}
+	return c.preview
 }
 
 // hotCall is a delta's route remembered: attempt id and item to the call.
@@ -312,7 +326,6 @@ func (g *Gate) begin(ev *sealgate.Event) []sealgate.Decision {
 		c.buf = b
 		a.bytes += len(b)
 		g.retained += len(b)
-		c.preview.Write(b)
 	}
 	a.calls = append(a.calls, c)
 	a.items[ev.Item] = c
@@ -361,9 +374,12 @@ func (g *Gate) delta(ev *sealgate.Event) []sealgate.Decision {
 	a.bytes += n
 	g.retained += n
 	if g.faults.LeakSplitSecret {
+		// The fault's preview sees each fragment redacted on its own, so
+		// it is written now, fragment by fragment (after any bytes the
+		// call began with, as they were).
+		c.preview.Write(c.buf[c.parsed : len(c.buf)-n])
 		c.preview.Write(redactFragment(topSecrets(g.tools[c.tool].secretsOrNil()), ev.Bytes))
-	} else {
-		c.preview.Write(ev.Bytes)
+		c.parsed = len(c.buf)
 	}
 	if g.faults.ReleaseWhenParses && !c.ended && firstByte(c.buf) == '{' {
 		if r, _ := ValidJSON(c.buf, g.limits.Depth); r == "" {
@@ -464,7 +480,7 @@ func (g *Gate) peek(ev *sealgate.Event) []sealgate.Decision {
 	p := sealgate.NoPreview
 	if a := g.attempts[ev.Attempt]; a != nil && a.state == live {
 		if c := a.items[ev.Item]; c != nil && !c.decided {
-			p = sealgate.Preview{Bytes: len(c.buf), Value: c.preview.Snapshot()}
+			p = sealgate.Preview{Bytes: len(c.buf), Value: c.previewed().Snapshot()}
 		}
 	}
 	return []sealgate.Decision{{At: g.n, Kind: sealgate.PreviewAnswer, Attempt: ev.Attempt, Item: ev.Item, Preview: p}}

@@ -90,6 +90,7 @@ func (s *PreviewStream) Next(dst []PreviewChange) []PreviewChange {
 		return append(dst, PreviewChange{Kind: ChangeGone})
 	}
 	s.last = len(s.c.buf)
+	s.c.previewed()
 	return s.w.Next(dst)
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"sealgate"
+	"sealgate/gate/internal/partial"
 )
 
 // streamAll reads a stream and applies its changes to v.
@@ -194,8 +195,51 @@ func TestSparePreviewKept(t *testing.T) {
 	for i := 0; i < len(raw); i += 16 {
 		g.Feed(sealgate.DeltaEvent("r", "0", raw[i:min(i+16, len(raw))]))
 	}
+	g.Feed(sealgate.PeekEvent("r", "0")) // a preview is parsed when read
 	g.Feed(sealgate.CloseEvent("r", sealgate.Truncated))
 	if c := cap(g.sparePreview); c < 1024 {
 		t.Fatalf("after a call that filled preview-bytes 1024, the spare preview buffer has room %d", c)
+	}
+}
+
+// TestPreviewParsedWhenRead: Feed leaves a call's preview unparsed until a
+// peek or a preview stream reads it, and then it is exactly what parsing
+// delta by delta gives.
+func TestPreviewParsedWhenRead(t *testing.T) {
+	g, err := New(testConfig(), NewMemoryLedger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Feed(sealgate.OpenEvent("r", "t"))
+	g.Feed(sealgate.BeginEvent("r", "0", "c", "save_file"))
+	raw := []byte(`{"path":"a.md","content":"caf\u00e9 \ud83d\ude00 ` + strings.Repeat("x", 100) + `"}`)
+	eager := partial.New(sealgate.DefaultLimits().Depth, sealgate.DefaultLimits().PreviewBytes, nil)
+	c := g.attempts["r"].items["0"]
+	for i := 0; i < len(raw); i += 7 {
+		d := raw[i:min(i+7, len(raw))]
+		g.Feed(sealgate.DeltaEvent("r", "0", d))
+		eager.Write(d)
+		if c.parsed != 0 {
+			t.Fatalf("after %d bytes and no peek, %d parsed", i+len(d), c.parsed)
+		}
+		if i%3 != 0 {
+			continue
+		}
+		// Every third delta, a copy of the gate parses all it holds.
+		h, err := New(testConfig(), NewMemoryLedger())
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Feed(sealgate.OpenEvent("r", "t"))
+		h.Feed(sealgate.BeginEvent("r", "0", "c", "save_file"))
+		h.Feed(sealgate.DeltaEvent("r", "0", raw[:i+len(d)]))
+		ds, _ := h.Feed(sealgate.PeekEvent("r", "0"))
+		if got, want := ds[0].Preview.Value, eager.Snapshot(); got != want {
+			t.Fatalf("after %d bytes: a late peek shows %s, parsing delta by delta %s", i+len(d), got, want)
+		}
+	}
+	ds, _ := g.Feed(sealgate.PeekEvent("r", "0"))
+	if got, want := ds[0].Preview.Value, eager.Snapshot(); got != want || c.parsed != len(raw) {
+		t.Fatalf("peek shows %s (%d parsed), want %s (%d)", got, c.parsed, want, len(raw))
 	}
 }
