@@ -44,7 +44,7 @@ type call struct {
 	tool     string
 	buf      []byte // raw bytes received; nil once decided
 	preview  *partial.Parser
-	parsed   int // buf[:parsed] has been written to preview
+	parsed   int  // buf[:parsed] has been written to preview
 	ended    bool // its first end was accepted
 	decided  bool
 	tooLarge bool // rejected too-large: later deltas are dropped
