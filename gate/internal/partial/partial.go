@@ -859,7 +859,14 @@ func hexViable(v rune, k int, low bool, high rune) bool {
 // byte, so a violation is still found at its first byte.
 func wholeChar(b []byte) int {
 	if b[0] != '\\' {
-		if b[0] < 0x80 {
+		switch {
+		case b[0] < 0xC2:
+			return 0 // ASCII, a continuation byte, or an overlong start
+		case b[0] < 0xE0:
+			// U+0080..U+07FF: two bytes, and no noncharacter among them
+			if len(b) >= 2 && b[1]&0xC0 == 0x80 {
+				return 2
+			}
 			return 0
 		}
 		r, n := utf8.DecodeRune(b)
@@ -871,11 +878,10 @@ func wholeChar(b []byte) int {
 	if len(b) < 2 {
 		return 0
 	}
-	switch b[1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-	default:
+	if b[1] != 'u' {
+		if shortEscape[b[1]] {
+			return 2
+		}
 		return 0
 	}
 	r, ok := hex4(b[2:])
@@ -895,21 +901,33 @@ func wholeChar(b []byte) int {
 	return 12
 }
 
+// shortEscape marks the bytes that make a two-byte escape after '\\'.
+var shortEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
 // hex4 reads four hex digits at the start of b.
 func hex4(b []byte) (rune, bool) {
 	if len(b) < 4 {
 		return 0, false
 	}
-	var r rune
-	for _, c := range b[:4] {
-		d := hexVal(c)
-		if d < 0 {
-			return 0, false
-		}
-		r = r<<4 | d
+	d0, d1, d2, d3 := hexDigit[b[0]], hexDigit[b[1]], hexDigit[b[2]], hexDigit[b[3]]
+	if (d0|d1|d2|d3)&notHex != 0 {
+		return 0, false
 	}
-	return r, true
+	return rune(d0)<<12 | rune(d1)<<8 | rune(d2)<<4 | rune(d3), true
 }
+
+// hexDigit is each byte's hex value, or notHex.
+var hexDigit = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = notHex
+		if d := hexVal(byte(c)); d >= 0 {
+			t[c] = uint8(d)
+		}
+	}
+	return t
+}()
+
+const notHex = 0x10
 
 func nonchar(r rune) bool { return r >= 0xFDD0 && r <= 0xFDEF || r&0xFFFE == 0xFFFE }
 

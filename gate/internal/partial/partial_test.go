@@ -595,7 +595,7 @@ func TestPlainRun(t *testing.T) {
 // neither a plain byte nor a whole valid character, cutPrefix(c) must say whether step takes all of
 // c and is still inside a character.
 func TestCutPrefix(t *testing.T) {
-	alphabet := []byte("\\u\"nx0D8CFEd\x1f\xc3\xa9\xe0\xa0\x80\xbf\xed\x9f\xf0\x90\xf4\x8f\xef\xb7\xff")
+	alphabet := []byte("\\u\"nx0D8CFEd\x1f\xc0\xc1\xc2\xdf\xc3\xa9\xe0\xa0\x80\xbf\xed\x9f\xf0\x90\xf4\x8f\xef\xb7\xff")
 	byStep := func(c []byte) bool {
 		p := New(64, 1<<20, nil)
 		p.Write([]byte(`"`))
@@ -606,7 +606,27 @@ func TestCutPrefix(t *testing.T) {
 		}
 		return p.sState != strNormal
 	}
+	// wholeByStep is the length of the character c starts with when step
+	// takes it whole and valid, else 0.
+	wholeByStep := func(c []byte) int {
+		p := New(64, 1<<20, nil)
+		p.Write([]byte(`"`))
+		for n, x := range c {
+			if !p.step(x) || p.tok != tokString {
+				return 0
+			}
+			if p.sState == strNormal {
+				return n + 1
+			}
+		}
+		return 0
+	}
 	check := func(c []byte) {
+		if len(c) > 0 && !plainASCII[c[0]] {
+			if got, want := wholeChar(c), wholeByStep(c); got != want {
+				t.Fatalf("wholeChar(%q) = %d, step says %d", c, got, want)
+			}
+		}
 		if len(c) > 0 && (plainASCII[c[0]] || wholeChar(c) != 0) {
 			return // the fast path takes these; it asks only about the rest
 		}
