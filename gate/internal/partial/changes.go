@@ -220,6 +220,13 @@ func (w *Watcher) Next(dst []Change) []Change {
 		return dst // not even a stop: the call's preview is over, not capped
 	}
 	out, end := p.out, p.shown
+	if w.inStr && !w.inName && w.pos < end && !p.stopped && p.inValueString(w.strAt) {
+		// The common case, a long string value growing: all that became
+		// visible is its text.
+		dst = w.grow(dst, out[w.pos:end])
+		w.pos = end
+		return dst
+	}
 	for w.pos < end {
 		if w.inStr {
 			// While the parser still holds this value string open, all

@@ -424,13 +424,7 @@ func BenchmarkWrite16Peek(b *testing.B) {
 // and non-ASCII runes as the gate's issue 4 benchmarks do, in 16-byte deltas:
 // the parser's string path alone.
 func BenchmarkWrite16Text(b *testing.B) {
-	var d bytes.Buffer
-	d.WriteString(`{"path":"notes.md","content":"`)
-	for d.Len() < 1<<20 {
-		d.WriteString(`Topic confirmed; the date still waits for the venue \u00e9t\u00e9 caf` + "é" + ` \ud83d\ude00 'q' \"ok\"\n`)
-	}
-	d.WriteString(`"}`)
-	doc := d.Bytes()
+	doc := textDoc()
 	b.SetBytes(int64(len(doc)))
 	b.ReportAllocs()
 	var out []byte
@@ -445,4 +439,43 @@ func BenchmarkWrite16Text(b *testing.B) {
 		}
 		out = p.Recycle()
 	}
+}
+
+// BenchmarkWrite16Watch is BenchmarkWrite16Text with a watcher read after
+// every delta: the streaming preview's own cost, without the gate.
+func BenchmarkWrite16Watch(b *testing.B) {
+	doc := textDoc()
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	var out []byte
+	var cs []Change
+	for b.Loop() {
+		p := New(64, len(doc)+1, nil)
+		p.Reuse(out)
+		w := p.Watch()
+		seen := 0
+		for i := 0; i < len(doc); i += 16 {
+			p.Write(doc[i:min(i+16, len(doc))])
+			cs = w.Next(cs[:0])
+			for j := range cs {
+				seen += len(cs[j].Text)
+			}
+		}
+		if seen < len(doc)-64 {
+			b.Fatalf("%d bytes of text for %d", seen, len(doc))
+		}
+		out = p.Recycle()
+	}
+}
+
+// textDoc is a 1 MiB save_file argument: file text with escapes and
+// non-ASCII runes, as the gate's issue 4 benchmarks stream.
+func textDoc() []byte {
+	var d bytes.Buffer
+	d.WriteString(`{"path":"notes.md","content":"`)
+	for d.Len() < 1<<20 {
+		d.WriteString(`Topic confirmed; the date still waits for the venue \u00e9t\u00e9 caf` + "é" + ` \ud83d\ude00 'q' \"ok\"\n`)
+	}
+	d.WriteString(`"}`)
+	return d.Bytes()
 }
