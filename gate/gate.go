@@ -326,6 +326,9 @@ func (g *Gate) begin(ev *sealgate.Event) []sealgate.Decision {
 		c.buf = b
 		a.bytes += len(b)
 		g.retained += len(b)
+		if g.faults.LeakSplitSecret {
+			c.previewed() // that fault writes its preview as bytes arrive
+		}
 	}
 	a.calls = append(a.calls, c)
 	a.items[ev.Item] = c
@@ -375,9 +378,7 @@ func (g *Gate) delta(ev *sealgate.Event) []sealgate.Decision {
 	g.retained += n
 	if g.faults.LeakSplitSecret {
 		// The fault's preview sees each fragment redacted on its own, so
-		// it is written now, fragment by fragment (after any bytes the
-		// call began with, as they were).
-		c.preview.Write(c.buf[c.parsed : len(c.buf)-n])
+		// it is written now, fragment by fragment.
 		c.preview.Write(redactFragment(topSecrets(g.tools[c.tool].secretsOrNil()), ev.Bytes))
 		c.parsed = len(c.buf)
 	}

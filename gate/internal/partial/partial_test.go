@@ -649,3 +649,28 @@ func TestCutPrefix(t *testing.T) {
 		grow([]byte(seed), 3)
 	}
 }
+
+// TestCutCharKeptForFinish pins the fast path for a character cut between
+// deltas: the parser keeps its start (state strCut) instead of handing it
+// to step byte by byte, keeps it while the next deltas are too short to
+// finish it, and then finishes it at once. Step would give the same
+// snapshots, only slower, so the snapshot tests cannot see this.
+func TestCutCharKeptForFinish(t *testing.T) {
+	p := New(64, 1<<20, nil)
+	for i, w := range []struct {
+		in    string
+		state uint8
+		snap  string
+	}{
+		{`{"a":"x\u0`, strCut, `{"a":"x"}`},
+		{`0`, strCut, `{"a":"x"}`},
+		{`e9y`, strNormal, `{"a":"x\u00e9y"}`},
+		{"\xe2\x82", strCut, `{"a":"x\u00e9y"}`},
+		{"\xac", strNormal, "{\"a\":\"x\\u00e9y\u20ac\"}"},
+	} {
+		p.Write([]byte(w.in))
+		if p.sState != w.state || p.Snapshot() != w.snap {
+			t.Fatalf("write %d (%q): state %d, snapshot %s; want state %d, %s", i, w.in, p.sState, p.Snapshot(), w.state, w.snap)
+		}
+	}
+}
