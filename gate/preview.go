@@ -49,7 +49,9 @@ const (
 )
 
 // PreviewStream is the streaming form of one call's preview. Like the Gate,
-// it is not safe for concurrent use; read it between Feeds.
+// it is not safe for concurrent use; read it between Feeds. Its Next parses
+// what the call received since (Feed leaves a preview's parsing to whoever
+// reads it), so it changes the gate's state as a Feed does.
 type PreviewStream struct {
 	g    *Gate
 	gen  int
