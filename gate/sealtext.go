@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"sealgate/gate/internal/partial"
 )
 
 // sealText is the seal's one pass over a call's text once it has ended.
@@ -270,21 +272,10 @@ var canonicalEscape = func() (t [256]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// ones has 1 in every byte: ones*c repeats c in all eight.
-const ones = 0x0101010101010101
-
 // plainWord reports whether none of the eight bytes of x (a little-endian
 // load of a string's bytes) needs a canonical escape: none is below 0x20,
-// none is '"' and none is '\\'. These are the classic word-at-a-time tests:
-// (x - ones*n) &^ x has a byte's top bit set only if some byte is below n
-// (n <= 0x80), and a byte equal to c is a zero byte of x ^ ones*c.
-func plainWord(x uint64) bool {
-	const top = ones * 0x80
-	below := (x - ones*0x20) &^ x
-	quote := x ^ (ones * '"')
-	slash := x ^ (ones * '\\')
-	return (below|(quote-ones)&^quote|(slash-ones)&^slash)&top == 0
-}
+// none is '"' and none is '\\'.
+func plainWord(x uint64) bool { return partial.EscapeBytes(x) == 0 }
 
 func appendCanonicalString(b []byte, s string) []byte {
 	b = append(b, '"')

@@ -195,6 +195,7 @@ func TestPlainWord(t *testing.T) {
 			t.Fatalf("plainWord(%#016x) = %v, want %v", x, got, want)
 		}
 	}
+	const ones = 0x0101010101010101
 	for lane := 0; lane < 8; lane++ {
 		for c := 0; c < 256; c++ {
 			for _, fill := range []uint64{ones * 'a', ones * 0xff, ones * 0x80, ones * 0x20, ones * 0x5d} {

@@ -423,27 +423,13 @@ func BenchmarkWrite16Peek(b *testing.B) {
 // BenchmarkWrite16Text feeds one long string value, file text with escapes
 // and non-ASCII runes as the gate's issue 4 benchmarks do, in 16-byte deltas:
 // the parser's string path alone.
-func BenchmarkWrite16Text(b *testing.B) {
-	doc := textDoc()
-	b.SetBytes(int64(len(doc)))
-	b.ReportAllocs()
-	var out []byte
-	for b.Loop() {
-		p := New(64, len(doc)+1, nil)
-		p.Reuse(out)
-		for i := 0; i < len(doc); i += 16 {
-			p.Write(doc[i:min(i+16, len(doc))])
-		}
-		if p.violated || p.shown != len(doc) {
-			b.Fatalf("violation %v, shown %d of %d", p.violated, p.shown, len(doc))
-		}
-		out = p.Recycle()
-	}
-}
+func BenchmarkWrite16Text(b *testing.B) { benchWrite16(b, false) }
 
 // BenchmarkWrite16Watch is BenchmarkWrite16Text with a watcher read after
 // every delta: the streaming preview's own cost, without the gate.
-func BenchmarkWrite16Watch(b *testing.B) {
+func BenchmarkWrite16Watch(b *testing.B) { benchWrite16(b, true) }
+
+func benchWrite16(b *testing.B, watch bool) {
 	doc := textDoc()
 	b.SetBytes(int64(len(doc)))
 	b.ReportAllocs()
@@ -452,17 +438,22 @@ func BenchmarkWrite16Watch(b *testing.B) {
 	for b.Loop() {
 		p := New(64, len(doc)+1, nil)
 		p.Reuse(out)
-		w := p.Watch()
+		var w *Watcher
+		if watch {
+			w = p.Watch()
+		}
 		seen := 0
 		for i := 0; i < len(doc); i += 16 {
 			p.Write(doc[i:min(i+16, len(doc))])
-			cs = w.Next(cs[:0])
-			for j := range cs {
-				seen += len(cs[j].Text)
+			if watch {
+				cs = w.Next(cs[:0])
+				for j := range cs {
+					seen += len(cs[j].Text)
+				}
 			}
 		}
-		if seen < len(doc)-64 {
-			b.Fatalf("%d bytes of text for %d", seen, len(doc))
+		if p.violated || p.shown != len(doc) || watch && seen < len(doc)-64 {
+			b.Fatalf("violation %v, shown %d of %d, %d bytes of change text", p.violated, p.shown, len(doc), seen)
 		}
 		out = p.Recycle()
 	}

@@ -359,18 +359,24 @@ func plainRun(b []byte, i int) int {
 // ones has 1 in every byte: ones*c repeats c in all eight.
 const ones = 0x0101010101010101
 
-// notPlain sets the top bit of the lowest byte of x (a little-endian load)
-// that is not plainASCII, and maybe of higher bytes: zero means all eight
-// are plain. It is the classic word-at-a-time test: (x - ones*n) &^ x flags a
-// byte below n (n <= 0x80), a byte equal to c is a zero byte of x ^ ones*c,
-// and a borrow only ever runs upwards, so the lowest flag is exact.
-func notPlain(x uint64) uint64 {
+// EscapeBytes sets the top bit of the lowest byte of x (a little-endian load
+// of eight string bytes) that a JSON string cannot hold as it is, one below
+// 0x20, '"' or '\\', and maybe of higher bytes: zero means there is none. It
+// is the classic word-at-a-time test: (x - ones*n) &^ x flags a byte below n
+// (n <= 0x80), a byte equal to c is a zero byte of x ^ ones*c, and a borrow
+// only ever runs upwards, so the lowest flag is exact. The seal's canonical
+// form uses it too.
+func EscapeBytes(x uint64) uint64 {
 	const top = ones * 0x80
 	below := (x - ones*0x20) &^ x
 	quote := x ^ (ones * '"')
 	slash := x ^ (ones * '\\')
-	return (x | below | (quote-ones)&^quote | (slash-ones)&^slash) & top
+	return (below | (quote-ones)&^quote | (slash-ones)&^slash) & top
 }
+
+// notPlain is EscapeBytes that also flags bytes past ASCII, which the
+// string fast path leaves to wholeChar.
+func notPlain(x uint64) uint64 { return EscapeBytes(x) | x&(ones*0x80) }
 
 // plainASCII marks the bytes a string's fast path copies as they are:
 // printable ASCII but the quote and the backslash.
