@@ -341,7 +341,7 @@ func (g *Gate) delta(ev *sealgate.Event) []sealgate.Decision {
 	var a *attempt
 	var c *call
 	var out []sealgate.Decision
-	if h := g.hot; h.a != nil && h.a.state == live && ev.Attempt == h.attempt && ev.Item == h.item {
+	if h := &g.hot; h.a != nil && h.a.state == live && ev.Attempt == h.attempt && ev.Item == h.item {
 		a, c = h.a, h.c
 	} else {
 		if a, out = g.route(ev, nil); a == nil {
