@@ -476,7 +476,8 @@ func (g *Gate) ack(ev *sealgate.Event) ([]sealgate.Decision, error) {
 }
 
 // peek answers with the call's preview, or NoPreview for a call that is not
-// live. It is a query: never an anomaly, never a change.
+// live. It is a query: never an anomaly, never a change to any answer. (It
+// does parse the bytes the preview has not read yet: see previewed.)
 func (g *Gate) peek(ev *sealgate.Event) []sealgate.Decision {
 	p := sealgate.NoPreview
 	if a := g.attempts[ev.Attempt]; a != nil && a.state == live {
