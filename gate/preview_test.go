@@ -242,4 +242,16 @@ func TestPreviewParsedWhenRead(t *testing.T) {
 	if got, want := ds[0].Preview.Value, eager.Snapshot(); got != want || c.parsed != len(raw) {
 		t.Fatalf("peek shows %s (%d parsed), want %s (%d)", got, c.parsed, want, len(raw))
 	}
+
+	// And one byte at a time, a peek after each: every byte is read.
+	g.Feed(sealgate.BeginEvent("r", "1", "c1", "save_file"))
+	eager = partial.New(sealgate.DefaultLimits().Depth, sealgate.DefaultLimits().PreviewBytes, nil)
+	for i := range raw {
+		g.Feed(sealgate.DeltaEvent("r", "1", raw[i:i+1]))
+		eager.Write(raw[i : i+1])
+		ds, _ := g.Feed(sealgate.PeekEvent("r", "1"))
+		if got, want := ds[0].Preview.Value, eager.Snapshot(); got != want {
+			t.Fatalf("byte by byte, after %d bytes: peek shows %s, want %s", i+1, got, want)
+		}
+	}
 }
