@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,7 +68,7 @@ func (s *sealScan) value(depth int) (any, bool) {
 		m := map[string]any{}
 		s.size += 2 // the braces
 		for s.d.PeekKind() == '"' {
-			if len(m) > 0 {
+			if len(m) > 0 { // names are distinct (jsontext rejects a duplicate), so len(m) counts members
 				s.size++ // the comma
 			}
 			s.size++ // the colon
@@ -272,27 +273,29 @@ var canonicalEscape = func() (t [256]bool) {
 
 const hexDigits = "0123456789abcdef"
 
-// plainWord reports whether none of the eight bytes of x (a little-endian
-// load of a string's bytes) needs a canonical escape: none is below 0x20,
-// none is '"' and none is '\\'.
-func plainWord(x uint64) bool { return partial.EscapeBytes(x) == 0 }
+// escapeAt returns the index of the first byte of s at or after i that the
+// canonical form escapes (len(s) if none). Long file text is mostly plain,
+// so it tests eight bytes at a time while it can, and jumps to the first
+// flagged byte (partial.EscapeBytes flags the lowest one exactly).
+func escapeAt(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if bad := partial.EscapeBytes(x); bad != 0 {
+			return i + bits.TrailingZeros64(bad)/8
+		}
+	}
+	for i < len(s) && !canonicalEscape[s[i]] {
+		i++
+	}
+	return i
+}
 
 func appendCanonicalString(b []byte, s string) []byte {
 	b = append(b, '"')
 	last := 0
-	for i := 0; i < len(s); i++ {
-		// Long file text is mostly plain: skip it eight bytes at a time.
-		for i+8 <= len(s) && plainWord(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
-			i += 8
-		}
-		if i == len(s) {
-			break
-		}
+	for i := escapeAt(s, 0); i < len(s); i = escapeAt(s, i+1) {
 		c := s[i]
-		if !canonicalEscape[c] {
-			continue
-		}
 		b = append(b, s[last:i]...)
 		switch c {
 		case '"':

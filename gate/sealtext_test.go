@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -26,6 +27,8 @@ var sealTextSeeds = []string{
 	`{"a":1}x`, `{"a":1} {}`, `{"a":`, `[1,]`, `"\ud800"`, "\"\xff\"", `1e999`,
 	`{"\ud83d\ude00":1,"\uffee":2,"b":3,"":4}`, `[1e21,1e20,1.5e-7,0.000001,123456789012345678901234]`,
 	`"\u007f\u001f\b\f\n\r\t\u2028"`,
+	// escapes after and between runs of eight or more plain bytes
+	`{"s":"abcdefgh\n\"ijklmnopq\\r\u0001stuvwxyz0123\t"}`,
 }
 
 // jsontextCanonical is an independent oracle for appendCanonical:
@@ -131,6 +134,8 @@ func TestCanonicalForms(t *testing.T) {
 		{`0.000001`, `0.000001`},
 		{`123.456e-2`, `1.23456`},
 		{`"\u007f\u001f"`, "\"\x7f\\u001f\""},
+		// the word-at-a-time skip stops exactly at each byte to escape
+		{`"abcdefgh\u000a\u0022ijklmnopq\u005c\u0001stuvwxyz\/0123\u0009"`, `"abcdefgh\n\"ijklmnopq\\\u0001stuvwxyz/0123\t"`},
 		{`[1,{"z":[],"y":null}]`, `[1,{"y":null,"z":[]}]`},
 		// U+FFEE sorts after U+1F600 in UTF-16 (its high surrogate is D83D).
 		{`{"\uffee":1,"\ud83d\ude00":2}`, "{\"\U0001F600\":2,\"\uffee\":1}"},
@@ -178,33 +183,38 @@ func TestHasNoncharacterEveryRune(t *testing.T) {
 	}
 }
 
-// TestPlainWord holds the word-at-a-time test equal to canonicalEscape:
-// every byte value in every lane of an otherwise plain word, and random
-// words.
-func TestPlainWord(t *testing.T) {
-	plain := func(x uint64) bool {
-		for k := 0; k < 8; k++ {
-			if canonicalEscape[byte(x>>(8*k))] {
-				return false
-			}
+// TestEscapeAt holds the word-at-a-time search equal to a byte-by-byte scan
+// of canonicalEscape: every byte value at every offset of plain strings
+// around the eight-byte words, from every start, and random strings.
+func TestEscapeAt(t *testing.T) {
+	slow := func(s string, i int) int {
+		for i < len(s) && !canonicalEscape[s[i]] {
+			i++
 		}
-		return true
+		return i
 	}
-	check := func(x uint64) {
-		if got, want := plainWord(x), plain(x); got != want {
-			t.Fatalf("plainWord(%#016x) = %v, want %v", x, got, want)
+	check := func(s string, i int) {
+		if got, want := escapeAt(s, i), slow(s, i); got != want {
+			t.Fatalf("escapeAt(%q, %d) = %d, want %d", s, i, got, want)
 		}
 	}
-	const ones = 0x0101010101010101
-	for lane := 0; lane < 8; lane++ {
-		for c := 0; c < 256; c++ {
-			for _, fill := range []uint64{ones * 'a', ones * 0xff, ones * 0x80, ones * 0x20, ones * 0x5d} {
-				check(fill&^(0xff<<(8*lane)) | uint64(c)<<(8*lane))
+	for n := 0; n <= 20; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(strings.Repeat("a", n))
+				b[at] = byte(c)
+				for i := 0; i <= n; i++ {
+					check(string(b), i)
+				}
 			}
 		}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 1 << 20 {
-		check(r.Uint64())
+	b := make([]byte, 24)
+	for range 200000 {
+		for i := range b {
+			b[i] = "ab \"\\\x1f\x7f\x80\xff\n"[r.IntN(10)]
+		}
+		check(string(b), r.IntN(len(b)+1))
 	}
 }

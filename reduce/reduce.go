@@ -288,7 +288,7 @@ func (r *reducer) rekey(cfg sealgate.Config, events []sealgate.Event) []sealgate
 // (never nil, so that it can be cached).
 func releases(cfg sealgate.Config, events []sealgate.Event) []sealgate.Decision {
 	out := []sealgate.Decision{}
-	for _, d := range check.RunModel(cfg, events) {
+	for _, d := range model.Run(cfg, events) {
 		if d.Kind == sealgate.Release {
 			out = append(out, d)
 		}
@@ -410,7 +410,7 @@ func Scenario(cfg sealgate.Config, events []sealgate.Event, failure error) ([]by
 		},
 		Setup:  setup,
 		Events: events,
-		Expect: check.RunModel(cfg, events),
+		Expect: model.Run(cfg, events),
 	}
 	return s.Format(), nil
 }

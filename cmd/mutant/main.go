@@ -66,19 +66,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		ms = append(ms, m)
 	}
-	for _, m := range ms { // every coordinate is checked before anything runs
+	mutated := make([][]byte, len(ms)) // every coordinate is checked before anything runs
+	for i, m := range ms {
 		src, err := os.ReadFile(filepath.Join(*dir, filepath.FromSlash(m.File)))
 		if err != nil {
 			fmt.Fprintln(stderr, "mutant:", err)
 			return 2
 		}
-		mutated, err := Apply(src, m)
-		if err != nil {
+		if mutated[i], err = Apply(src, m); err != nil {
 			fmt.Fprintln(stderr, "mutant:", err)
 			return 2
 		}
 		if *show {
-			fmt.Fprintf(stdout, "%s | %s -> %s\n", m, lineOf(src, m.Line), lineOf(mutated, m.Line))
+			fmt.Fprintf(stdout, "%s | %s -> %s\n", m, lineOf(src, m.Line), lineOf(mutated[i], m.Line))
 		}
 	}
 	if *show {
@@ -94,7 +94,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mutant: copying the module:", err)
 		return 2
 	}
-	if v, out, err := judge(scratch, nil, *pkg, *runRE, *timeout); err != nil || v.Status != Lived {
+	pkgDir, err := packageDir(scratch, *pkg)
+	if err != nil {
+		fmt.Fprintln(stderr, "mutant:", err)
+		return 2
+	}
+	t := tests{root: scratch, dir: pkgDir, pkg: *pkg, run: *runRE, timeout: *timeout}
+	if v, out, err := t.judge(); err != nil || v.Status != Lived {
 		if err != nil {
 			fmt.Fprintln(stderr, "mutant:", err)
 		} else {
@@ -103,8 +109,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	lived := false
-	for _, m := range ms {
-		v, out, err := judge(scratch, &m, *pkg, *runRE, *timeout)
+	for i, m := range ms {
+		v, out, err := t.judgeWith(m.File, mutated[i])
 		if err != nil {
 			fmt.Fprintln(stderr, "mutant:", err)
 			return 2
@@ -142,61 +148,69 @@ func (v Verdict) String() string {
 	return fmt.Sprintf("%s (%v)", v.Status, v.Took.Round(time.Millisecond))
 }
 
-// judge mutates one file of the scratch module (none when m is nil),
-// compiles the package's tests, runs them in the package's folder as go
-// test would, and puts the file back. Compiling apart from running tells a
-// mutant that does not build from one that fails a test.
-func judge(root string, m *Mutant, pkg, runRE string, timeout time.Duration) (Verdict, string, error) {
-	if m != nil {
-		path := filepath.Join(root, filepath.FromSlash(m.File))
-		orig, err := os.ReadFile(path)
-		if err != nil {
-			return Verdict{}, "", err
-		}
-		mutated, err := Apply(orig, *m)
-		if err != nil {
-			return Verdict{}, "", err
-		}
-		info, err := os.Stat(path)
-		if err != nil {
-			return Verdict{}, "", err
-		}
-		if err := os.WriteFile(path, mutated, info.Mode().Perm()); err != nil {
-			return Verdict{}, "", err
-		}
-		v, out, err := judge(root, nil, pkg, runRE, timeout)
-		if rerr := os.WriteFile(path, orig, info.Mode().Perm()); rerr != nil {
-			return Verdict{}, "", fmt.Errorf("restoring %s: %w", m.File, rerr)
-		}
-		return v, out, err
-	}
-
-	start := time.Now()
+// packageDir is the folder of the package whose tests judge the mutants.
+func packageDir(root, pkg string) (string, error) {
 	list, err := command(root, time.Minute, "go", "list", "-f", "{{.Dir}}", pkg)
 	if err != nil {
-		return Verdict{}, "", fmt.Errorf("go list %s: %v\n%s", pkg, err, list)
+		return "", fmt.Errorf("go list %s: %v\n%s", pkg, err, list)
 	}
-	pkgDir := strings.TrimSpace(string(list))
-	if strings.Contains(pkgDir, "\n") {
-		return Verdict{}, "", fmt.Errorf("-pkg %s names more than one package", pkg)
+	dir := strings.TrimSpace(string(list))
+	if strings.Contains(dir, "\n") {
+		return "", fmt.Errorf("-pkg %s names more than one package", pkg)
 	}
-	bin := filepath.Join(root, ".mutant.test")
+	return dir, nil
+}
+
+// tests are one package's tests in the scratch module.
+type tests struct {
+	root, dir, pkg, run string
+	timeout             time.Duration
+}
+
+// judgeWith writes a mutated version of one file (relative to the module
+// root) into the scratch module, judges it, and puts the file back.
+func (t tests) judgeWith(file string, mutated []byte) (Verdict, string, error) {
+	path := filepath.Join(t.root, filepath.FromSlash(file))
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		return Verdict{}, "", err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return Verdict{}, "", err
+	}
+	if err := os.WriteFile(path, mutated, info.Mode().Perm()); err != nil {
+		return Verdict{}, "", err
+	}
+	v, out, err := t.judge()
+	if rerr := os.WriteFile(path, orig, info.Mode().Perm()); rerr != nil {
+		return Verdict{}, "", fmt.Errorf("restoring %s: %w", file, rerr)
+	}
+	return v, out, err
+}
+
+// judge compiles the package's tests and runs them in the package's folder,
+// as go test would. Compiling apart from running tells a mutant that does
+// not build from one that fails a test.
+func (t tests) judge() (Verdict, string, error) {
+	start := time.Now()
+	bin := filepath.Join(t.root, ".mutant.test")
 	defer os.Remove(bin)
-	if out, err := command(root, 10*time.Minute, "go", "test", "-c", "-o", bin, pkg); err != nil {
+	if out, err := command(t.root, 10*time.Minute, "go", "test", "-c", "-o", bin, t.pkg); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
-			return Verdict{}, "", fmt.Errorf("go test -c %s: %w", pkg, err)
+			return Verdict{}, "", fmt.Errorf("go test -c %s: %w", t.pkg, err)
 		}
 		return Verdict{Status: NotViable, Took: time.Since(start)}, string(out), nil
 	}
 	if _, err := os.Stat(bin); err != nil {
-		return Verdict{}, "", fmt.Errorf("%s has no tests to run", pkg)
+		return Verdict{}, "", fmt.Errorf("%s has no tests to run", t.pkg)
 	}
-	args := []string{"-test.count=1", "-test.failfast", "-test.timeout", timeout.String()}
-	if runRE != "" {
-		args = append(args, "-test.run", runRE)
+	args := []string{"-test.count=1", "-test.failfast", "-test.timeout", t.timeout.String()}
+	if t.run != "" {
+		args = append(args, "-test.run", t.run)
 	}
-	out, err := command(pkgDir, timeout+time.Minute, bin, args...)
+	out, err := command(t.dir, t.timeout+time.Minute, bin, args...)
 	v := Verdict{Took: time.Since(start)}
 	var exit *exec.ExitError
 	switch {
@@ -207,7 +221,7 @@ func judge(root string, m *Mutant, pkg, runRE string, timeout time.Duration) (Ve
 	case errors.As(err, &exit):
 		v.Status = Killed
 	default:
-		return Verdict{}, "", fmt.Errorf("running the tests of %s: %w", pkg, err)
+		return Verdict{}, "", fmt.Errorf("running the tests of %s: %w", t.pkg, err)
 	}
 	return v, string(out), nil
 }

@@ -151,10 +151,11 @@ func reduceMain(args []string, stdout, stderr io.Writer) int {
 func (c *campaign) collect(target, dir, crasher, message, why string) {
 	f := failure{target: target, input: crasher}
 	defer func() {
-		if why != "" && f.note != "" {
-			f.note += "; " + why
-		} else if why != "" {
-			f.note = why
+		if why != "" {
+			if f.note != "" {
+				f.note += "; "
+			}
+			f.note += why
 		}
 		c.fails = append(c.fails, f)
 	}()

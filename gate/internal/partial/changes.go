@@ -145,19 +145,12 @@ const textBlock = 4 << 10
 
 func (t *textArena) text(p []byte) string {
 	if t.b.Cap()-t.b.Len() < len(p) {
-		t.block(len(p))
+		t.b = strings.Builder{}
+		t.b.Grow(max(textBlock, len(p)))
 	}
 	start := t.b.Len()
 	t.b.Write(p)
 	return t.b.String()[start:]
-}
-
-// block starts a fresh block with room for at least n bytes.
-//
-//go:noinline
-func (t *textArena) block(n int) {
-	t.b = strings.Builder{}
-	t.b.Grow(max(textBlock, n))
 }
 
 // Watch returns a watcher that starts from the empty preview: its first
@@ -229,18 +222,8 @@ func (w *Watcher) Next(dst []Change) []Change {
 	out, end := p.out, p.shown
 	if w.inStr && !w.inName && w.pos < end && !p.stopped && p.inValueString(w.strAt) {
 		// The common case, a long string value growing: all that became
-		// visible is its text. (grow and the arena's text, by hand: this
-		// runs once per delta, and neither is small enough to inline.)
-		text := out[w.pos:end]
-		t := &w.texts.b
-		if t.Cap()-t.Len() < len(text) {
-			w.texts.block(len(text))
-		}
-		start := t.Len()
-		t.Write(text)
-		dst = append(dst, Change{})
-		c := &dst[len(dst)-1]
-		c.Kind, c.Path, c.Text = ChangeGrow, w.strPath, t.String()[start:]
+		// visible is its text.
+		dst = w.grow(dst, out[w.pos:end])
 		w.pos = end
 		return dst
 	}

@@ -55,8 +55,10 @@ const (
 	strWantBS // a high-surrogate escape was read: its low half must follow
 	strWantU  // ... after its '\'
 	strLowHex // in the low half's hex digits
-	strCut    // a value string's character cut by the end of a Write: its
-	// bytes so far, a viable start (cutPrefix), are out[shown:]
+
+	// strCut: a value string's character was cut by the end of a Write;
+	// its bytes so far, a viable start (cutPrefix), are out[shown:].
+	strCut
 )
 
 // Inside a number.

@@ -2,6 +2,7 @@ package partial
 
 import (
 	"bytes"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -672,5 +673,36 @@ func TestCutCharKeptForFinish(t *testing.T) {
 		if p.sState != w.state || p.Snapshot() != w.snap {
 			t.Fatalf("write %d (%q): state %d, snapshot %s; want state %d, %s", i, w.in, p.sState, p.Snapshot(), w.state, w.snap)
 		}
+	}
+}
+
+// TestEscapeBytes: EscapeBytes flags a word exactly when one of its bytes
+// is below 0x20, '"' or '\\', and its lowest flag is on the first such
+// byte (plainRun and the seal's escapeAt jump there): every byte value in
+// every lane of words filled with other bytes, and random words.
+func TestEscapeBytes(t *testing.T) {
+	escapes := func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' }
+	check := func(x uint64) {
+		first := 8
+		for k := 7; k >= 0; k-- {
+			if escapes(byte(x >> (8 * k))) {
+				first = k
+			}
+		}
+		got := EscapeBytes(x)
+		if (got != 0) != (first < 8) || got != 0 && bits.TrailingZeros64(got)/8 != first {
+			t.Fatalf("EscapeBytes(%#016x) = %#016x, first escaped byte %d", x, got, first)
+		}
+	}
+	for lane := 0; lane < 8; lane++ {
+		for c := 0; c < 256; c++ {
+			for _, fill := range []uint64{ones * 'a', ones * 0xff, ones * 0x80, ones * 0x20, ones * 0x5d, ones * 0x1f, ones * '"'} {
+				check(fill&^(0xff<<(8*lane)) | uint64(c)<<(8*lane))
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 1 << 20 {
+		check(r.Uint64())
 	}
 }
