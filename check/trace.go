@@ -35,7 +35,7 @@ func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 		return t
 	}
 	for i, ev := range events {
-		ds, err := g.Feed(ev)
+		ds, err := feed(g, i, ev)
 		t.Decisions = append(t.Decisions, ds...)
 		t.Retained = append(t.Retained, g.Retained())
 		if err != nil {

@@ -111,7 +111,13 @@ func BenchmarkJSONTextValidate(b *testing.B) {
 
 // BenchmarkFeedSeal feeds the argument with no peeks, then ends and closes
 // the attempt, which seals and releases the call.
-func BenchmarkFeedSeal(b *testing.B) {
+func BenchmarkFeedSeal(b *testing.B) { benchFeedSeal(b, false) }
+
+// BenchmarkFeedDeltaSeal is BenchmarkFeedSeal through FeedDelta, which
+// takes a delta without building an Event.
+func BenchmarkFeedDeltaSeal(b *testing.B) { benchFeedSeal(b, true) }
+
+func benchFeedSeal(b *testing.B, direct bool) {
 	for _, n := range benchSizes {
 		raw := benchArgs(n)
 		b.Run(sizeName(n), func(b *testing.B) {
@@ -122,13 +128,24 @@ func BenchmarkFeedSeal(b *testing.B) {
 			for b.Loop() {
 				benchStart(g)
 				for j := 0; j < len(raw); j += benchDelta {
-					g.Feed(sealgate.DeltaEvent("r", "0", raw[j:min(j+benchDelta, len(raw))]))
+					benchDeltaTo(g, raw[j:min(j+benchDelta, len(raw))], direct)
 				}
 				benchSeal(b, g)
 			}
 			reportCPU(b, start)
 		})
 	}
+}
+
+// benchDeltaTo feeds one delta of call 0, through FeedDelta when direct and
+// as a sealgate.Event through Feed otherwise (the branch goes the same way
+// every time, so it costs nothing).
+func benchDeltaTo(g *Gate, d []byte, direct bool) {
+	if direct {
+		g.FeedDelta("r", "0", d)
+		return
+	}
+	g.Feed(sealgate.DeltaEvent("r", "0", d))
 }
 
 // BenchmarkPeekEvery takes a snapshot peek after every delta, preview-bytes
@@ -158,7 +175,7 @@ func BenchmarkPeekEvery(b *testing.B) {
 // is then cut (close truncated: the call is rejected turn-truncated, no seal),
 // so that, as in a long-lived gate, the next stream refills the buffers the
 // last one left.
-func BenchmarkStreamChanges(b *testing.B) { benchStream(b, true) }
+func BenchmarkStreamChanges(b *testing.B) { benchStream(b, true, false) }
 
 // BenchmarkStreamRead is BenchmarkStreamChanges with the least consumer
 // instead of a view: it reads every change's text once (its length and last
@@ -167,9 +184,12 @@ func BenchmarkStreamChanges(b *testing.B) { benchStream(b, true) }
 // each 56-byte change out of the slice first, as a by-value range loop does,
 // costs more than the read: the copy's wide loads wait for the narrower
 // stores that just wrote the change.)
-func BenchmarkStreamRead(b *testing.B) { benchStream(b, false) }
+func BenchmarkStreamRead(b *testing.B) { benchStream(b, false, false) }
 
-func benchStream(b *testing.B, toView bool) {
+// BenchmarkStreamReadDelta is BenchmarkStreamRead through FeedDelta.
+func BenchmarkStreamReadDelta(b *testing.B) { benchStream(b, false, true) }
+
+func benchStream(b *testing.B, toView, direct bool) {
 	for _, n := range benchSizes {
 		raw := benchArgs(n)
 		b.Run(sizeName(n), func(b *testing.B) {
@@ -184,7 +204,7 @@ func benchStream(b *testing.B, toView bool) {
 				var v PreviewView
 				seen, last := 0, byte(0)
 				for j := 0; j < len(raw); j += benchDelta {
-					g.Feed(sealgate.DeltaEvent("r", "0", raw[j:min(j+benchDelta, len(raw))]))
+					benchDeltaTo(g, raw[j:min(j+benchDelta, len(raw))], direct)
 					changes = s.Next(changes[:0])
 					if toView {
 						for _, c := range changes {
@@ -221,6 +241,16 @@ func (s *eventSink) feed(ev sealgate.Event) {
 	}
 }
 
+// feedArgs is the same for an API that takes a delta's fields as
+// arguments, as FeedDelta does: no Event is built.
+//
+//go:noinline
+func (s *eventSink) feedArgs(attempt, item string, b []byte) {
+	if attempt != "" && item != "" {
+		s.buf = append(s.buf, b...)
+	}
+}
+
 // feedPtr is the same for an API that would take the event by pointer: the
 // caller fills one event and changes only its bytes.
 //
@@ -236,6 +266,8 @@ func (s *eventSink) feedPtr(ev *sealgate.Event) {
 //     value per 16-byte delta to a function that only keeps the bytes;
 //   - event-by-pointer: the same through a pointer to one reused event,
 //     what a pointer API would cost instead (Feed has none);
+//   - delta-args: the same with the delta's fields as arguments, what
+//     FeedDelta costs instead of Feed;
 //   - sha256: the hash the idempotency key needs (SPEC section 4);
 //   - feed: the per-event cost of Feed itself, on the deltas of a call
 //     whose first byte is already a violation, so the preview stops at
@@ -268,6 +300,21 @@ func BenchmarkFloor(b *testing.B) {
 				for j := 0; j < len(raw); j += benchDelta {
 					ev.Bytes = raw[j:min(j+benchDelta, len(raw))]
 					s.feedPtr(&ev)
+				}
+				if len(s.buf) != len(raw) {
+					b.Fatalf("kept %d bytes of %d", len(s.buf), len(raw))
+				}
+			}
+			reportCPU(b, start)
+		})
+		b.Run("delta-args/"+sizeName(n), func(b *testing.B) {
+			b.SetBytes(int64(n))
+			s := &eventSink{buf: make([]byte, 0, n)}
+			start := cpuNanos()
+			for b.Loop() {
+				s.buf = s.buf[:0]
+				for j := 0; j < len(raw); j += benchDelta {
+					s.feedArgs("r", "0", raw[j:min(j+benchDelta, len(raw))])
 				}
 				if len(s.buf) != len(raw) {
 					b.Fatalf("kept %d bytes of %d", len(s.buf), len(raw))
