@@ -218,3 +218,56 @@ func TestEscapeAt(t *testing.T) {
 		check(string(b), r.IntN(len(b)+1))
 	}
 }
+
+// BenchmarkUnquote decodes the file text of the issue 4 benchmarks (1 MiB,
+// an escape about every 12 bytes): the part of the seal that turns the
+// content string into the Go string the schema validates.
+func BenchmarkUnquote(b *testing.B) {
+	raw := benchArgs(1 << 20)
+	lit := raw[bytes.Index(raw, []byte(`"content":`))+len(`"content":`) : len(raw)-1]
+	b.SetBytes(int64(len(lit)))
+	start := cpuNanos()
+	for b.Loop() {
+		if s := unquote(lit); len(s) >= len(lit) {
+			b.Fatalf("decoded %d bytes from %d", len(s), len(lit))
+		}
+	}
+	reportCPU(b, start)
+}
+
+// backslashAt against bytes.IndexByte: every byte value at every offset of
+// words up to 20 bytes long, behind a backslash or not, and random words
+// over the bytes that sit next to '\\' in the bit tricks (0xDC is '\\' with
+// the top bit set).
+func TestBackslashAt(t *testing.T) {
+	check := func(s []byte) {
+		want := bytes.IndexByte(s, '\\')
+		if want < 0 {
+			want = len(s)
+		}
+		if got := backslashAt(s); got != want {
+			t.Fatalf("backslashAt(%q) = %d, want %d", s, got, want)
+		}
+	}
+	for n := 0; n <= 20; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := bytes.Repeat([]byte("a"), n)
+				b[at] = byte(c)
+				check(b)
+				if at+1 < n {
+					b[at+1] = '\\'
+					check(b)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	b := make([]byte, 24)
+	for range 200000 {
+		for i := range b {
+			b[i] = "a\\\xdc\x5b\x5d\x00\x80\xff"[r.IntN(8)]
+		}
+		check(b)
+	}
+}
