@@ -261,6 +261,22 @@ func (s *eventSink) feedPtr(ev *sealgate.Event) {
 	}
 }
 
+// benchSink runs one of the event floors: each iteration empties the sink,
+// lets feedAll hand it every delta of raw, and checks that it kept them all.
+func benchSink(b *testing.B, raw []byte, feedAll func(s *eventSink, raw []byte)) {
+	b.SetBytes(int64(len(raw)))
+	s := &eventSink{buf: make([]byte, 0, len(raw))}
+	start := cpuNanos()
+	for b.Loop() {
+		s.buf = s.buf[:0]
+		feedAll(s, raw)
+		if len(s.buf) != len(raw) {
+			b.Fatalf("kept %d bytes of %d", len(s.buf), len(raw))
+		}
+	}
+	reportCPU(b, start)
+}
+
 // BenchmarkFloor measures what the issue 4 targets leave room for:
 //   - event: the event API alone, one sealgate.Event built and passed by
 //     value per 16-byte delta to a function that only keeps the bytes;
@@ -276,51 +292,27 @@ func BenchmarkFloor(b *testing.B) {
 	for _, n := range benchSizes {
 		raw := benchArgs(n)
 		b.Run("event/"+sizeName(n), func(b *testing.B) {
-			b.SetBytes(int64(n))
-			s := &eventSink{buf: make([]byte, 0, n)}
-			start := cpuNanos()
-			for b.Loop() {
-				s.buf = s.buf[:0]
+			benchSink(b, raw, func(s *eventSink, raw []byte) {
 				for j := 0; j < len(raw); j += benchDelta {
 					s.feed(sealgate.DeltaEvent("r", "0", raw[j:min(j+benchDelta, len(raw))]))
 				}
-				if len(s.buf) != len(raw) {
-					b.Fatalf("kept %d bytes of %d", len(s.buf), len(raw))
-				}
-			}
-			reportCPU(b, start)
+			})
 		})
 		b.Run("event-by-pointer/"+sizeName(n), func(b *testing.B) {
-			b.SetBytes(int64(n))
-			s := &eventSink{buf: make([]byte, 0, n)}
-			start := cpuNanos()
-			for b.Loop() {
-				s.buf = s.buf[:0]
+			benchSink(b, raw, func(s *eventSink, raw []byte) {
 				ev := sealgate.DeltaEvent("r", "0", nil)
 				for j := 0; j < len(raw); j += benchDelta {
 					ev.Bytes = raw[j:min(j+benchDelta, len(raw))]
 					s.feedPtr(&ev)
 				}
-				if len(s.buf) != len(raw) {
-					b.Fatalf("kept %d bytes of %d", len(s.buf), len(raw))
-				}
-			}
-			reportCPU(b, start)
+			})
 		})
 		b.Run("delta-args/"+sizeName(n), func(b *testing.B) {
-			b.SetBytes(int64(n))
-			s := &eventSink{buf: make([]byte, 0, n)}
-			start := cpuNanos()
-			for b.Loop() {
-				s.buf = s.buf[:0]
+			benchSink(b, raw, func(s *eventSink, raw []byte) {
 				for j := 0; j < len(raw); j += benchDelta {
 					s.feedArgs("r", "0", raw[j:min(j+benchDelta, len(raw))])
 				}
-				if len(s.buf) != len(raw) {
-					b.Fatalf("kept %d bytes of %d", len(s.buf), len(raw))
-				}
-			}
-			reportCPU(b, start)
+			})
 		})
 		b.Run("sha256/"+sizeName(n), func(b *testing.B) {
 			b.SetBytes(int64(n))
