@@ -36,7 +36,10 @@ type deltaFeeder interface {
 }
 
 // feed gives event i (0-based) to g: through FeedDelta when it is a delta at
-// an odd index and g has one, through Feed otherwise.
+// an odd index and g has one, through Feed otherwise. The choice follows the
+// event's index, so when the reducer drops an event the later deltas change
+// entry point; the two share one path in the real gate, so a failure does
+// not hang on the choice unless an entry point itself is wrong.
 func feed(g Gate, i int, ev sealgate.Event) ([]sealgate.Decision, error) {
 	if d, ok := g.(deltaFeeder); ok && ev.Kind == sealgate.Delta && i%2 == 1 {
 		return d.FeedDelta(ev.Attempt, ev.Item, ev.Bytes)

@@ -353,8 +353,8 @@ type deltaArgs struct {
 	bytes         []byte
 }
 
-// event is the delta as an Event, for the anomalies that report it (made
-// only then: it costs an allocation).
+// event is the delta as an Event, for route and the anomalies, which read
+// one: made only when a delta misses the remembered route or is refused.
 func (d *deltaArgs) event() *sealgate.Event {
 	ev := sealgate.DeltaEvent(d.attempt, d.item, d.bytes)
 	return &ev
@@ -362,7 +362,8 @@ func (d *deltaArgs) event() *sealgate.Event {
 
 // delta is Feed for a delta: it applies the byte budgets of SPEC section 3
 // and appends the fragment. It takes a delta's three fields rather than an
-// Event, so that FeedDelta never builds one.
+// Event, so that a delta on the remembered route (nearly all of them) never
+// needs one.
 func (g *Gate) delta(d *deltaArgs) ([]sealgate.Decision, error) {
 	if g.err != nil {
 		return nil, g.err

@@ -675,6 +675,24 @@ func TestLedgerFailureFailsClosed(t *testing.T) {
 		if ds2 != nil || err2 != err {
 			t.Fatalf("%s: later Feed = %v, %v; want the same error", failOn, ds2, err2)
 		}
+		// Deltas too, both ways in, on an attempt that was live and on one
+		// never opened: the same error, nothing decided, nothing counted.
+		n := g.n
+		for _, d := range []struct {
+			how  string
+			feed func() ([]sealgate.Decision, error)
+		}{
+			{"Feed(delta)", func() ([]sealgate.Decision, error) { return g.Feed(dl("r1", "0", `{`)) }},
+			{"FeedDelta", func() ([]sealgate.Decision, error) { return g.FeedDelta("r1", "0", []byte(`{`)) }},
+			{"FeedDelta, unknown attempt", func() ([]sealgate.Decision, error) { return g.FeedDelta("r7", "0", []byte(`{`)) }},
+		} {
+			if ds3, err3 := d.feed(); ds3 != nil || err3 != err {
+				t.Fatalf("%s: later %s = %v, %v; want the same error", failOn, d.how, ds3, err3)
+			}
+		}
+		if g.n != n {
+			t.Errorf("%s: a closed gate counted %d more events", failOn, g.n-n)
+		}
 		if g.Retained() != 0 {
 			t.Errorf("%s: %d bytes retained by a closed gate", failOn, g.Retained())
 		}

@@ -201,7 +201,10 @@ func TestRandomEvents(t *testing.T) {
 // FeedDelta answers exactly as Feed does with the delta as an Event:
 // decisions, retained bytes and the event count, over the random streams
 // (anomalies, budgets, dead and ended attempts included), every delta fed
-// one way to one gate and the other way to another.
+// one way to one gate and the other way to another. Both entry points run
+// the same delta path, so this holds the two thin entry points equal; the
+// path itself answers to the model through the checks, and a gate that has
+// failed closed to TestLedgerFailureFailsClosed.
 func TestFeedDeltaIsFeed(t *testing.T) {
 	configs := []sealgate.Config{
 		testConfig(),
