@@ -234,3 +234,26 @@ func TestSerializeGroupsCalls(t *testing.T) {
 		t.Fatalf("Serialize gave %q, want %q", strings.Join(got, " "), want)
 	}
 }
+
+// deltaEntryBug is a gate whose FeedDelta drops its bytes while its Feed is
+// right: the checks must reach both entry points to catch it.
+type deltaEntryBug struct{ *gate.Gate }
+
+func (d deltaEntryBug) FeedDelta(attempt, item string, b []byte) ([]sealgate.Decision, error) {
+	return d.Gate.FeedDelta(attempt, item, nil)
+}
+
+func TestChecksFeedDeltasBothWays(t *testing.T) {
+	chk := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
+		g, err := gate.New(cfg, gate.NewMemoryLedger())
+		return deltaEntryBug{g}, err
+	}}
+	evs := []sealgate.Event{open1, begin1, sealgate.DeltaEvent("r1", "0", []byte("{")), sealgate.DeltaEvent("r1", "0", []byte(`"a":1}`)), end1, close1}
+	err := chk.All(cfgWithSecret(), evs)
+	if err == nil || !strings.HasPrefix(err.Error(), "I12") {
+		t.Fatalf("want an I12 gate == model failure from the FeedDelta bug, got %v", err)
+	}
+	if err := check.Default.All(cfgWithSecret(), evs); err != nil {
+		t.Fatalf("the real gate fails the same stream: %v", err)
+	}
+}
