@@ -19,24 +19,30 @@ func Compact(raw []byte) []byte {
 			out = append(out, raw[last:i]...)
 			last = i + 1
 		case '"':
-			i = stringEnd(raw, i)
+			i = StringEnd(raw, i+1)
 		}
 	}
 	return append(out, raw[last:]...)
 }
 
-// stringEnd returns the index of the quote that closes the string opened
-// at raw[open] (len(raw) if none): the next quote not escaped, that is, not
-// preceded by an odd run of backslashes.
-func stringEnd(raw []byte, open int) int {
-	for i := open + 1; ; {
+// StringEnd returns the index of the quote that closes a string, searching
+// raw from from (len(raw) if it is not there): the next quote not escaped,
+// that is, not preceded by an odd run of backslashes. The string's opening
+// quote comes before from, and raw[from-1] is not the closing quote; a run
+// of backslashes never reaches past the opening quote, so it is counted in
+// raw itself. From the byte after the opening quote it reads the whole
+// string; from a later point it resumes a search that an earlier, shorter
+// raw ended (the preview's watcher, as the text grows). It jumps from quote
+// to quote instead of reading every byte.
+func StringEnd(raw []byte, from int) int {
+	for i := from; ; {
 		q := bytes.IndexByte(raw[i:], '"')
 		if q < 0 {
 			return len(raw)
 		}
 		i += q
 		slashes := 0
-		for j := i - 1; j > open && raw[j] == '\\'; j-- {
+		for j := i - 1; j >= 0 && raw[j] == '\\'; j-- {
 			slashes++
 		}
 		if slashes%2 == 0 {

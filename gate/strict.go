@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"sealgate"
+	"sealgate/gate/internal/partial"
 )
 
 // parserMaxDepth is jsontext's fixed nesting limit: text nested deeper
@@ -192,23 +193,11 @@ func scanString(p []byte, i int) (int, int) {
 	return len(p), -1
 }
 
-// hex4 reads the four hex digits of a \u escape that has been checked, by
-// table instead of a branch per digit.
+// hex4 reads the four hex digits of a \u escape that has been checked.
 func hex4(b []byte) rune {
-	_ = b[3]
-	return rune(hexValue[b[0]])<<12 | rune(hexValue[b[1]])<<8 | rune(hexValue[b[2]])<<4 | rune(hexValue[b[3]])
+	r, _ := partial.Hex4(b)
+	return r
 }
-
-// hexValue is each hex digit's value (0 for any other byte).
-var hexValue = func() (t [256]uint8) {
-	for i := range 10 {
-		t['0'+i] = uint8(i)
-	}
-	for i := range 6 {
-		t['a'+i], t['A'+i] = uint8(10+i), uint8(10+i)
-	}
-	return t
-}()
 
 // isNoncharacter reports the Unicode noncharacters that I-JSON forbids:
 // U+FDD0..U+FDEF and the last two code points of every plane.

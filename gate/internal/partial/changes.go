@@ -1,8 +1,9 @@
 package partial
 
 import (
-	"bytes"
 	"strings"
+
+	"sealgate"
 )
 
 // The streaming form of the preview. A Watcher turns the growth of the
@@ -177,32 +178,6 @@ func (w *Watcher) valueDone() {
 	}
 }
 
-// closingQuote returns the index in out[:end] of the quote that closes the
-// string being read, searching from from (end if it is not there yet). The
-// string's opening quote comes before from, and out[from-1] is not the
-// closing quote. A quote is escaped when an odd run of backslashes comes
-// right before it; a run never reaches past the opening quote, so it is
-// counted in out itself and nothing carries over between calls. The search
-// jumps from quote to quote (bytes.IndexByte) instead of reading every
-// byte. It is sealgate's stringEnd, resumable.
-func closingQuote(out []byte, from, end int) int {
-	for i := from; ; {
-		q := bytes.IndexByte(out[i:end], '"')
-		if q < 0 {
-			return end
-		}
-		q += i
-		k := 0
-		for j := q - 1; j >= 0 && out[j] == '\\'; j-- {
-			k++
-		}
-		if k%2 == 0 {
-			return q
-		}
-		i = q + 1
-	}
-}
-
 // grow appends the ChangeGrow of the open string. It fills the new element
 // in place: building the Change first and copying it in stalled on every
 // delta (a 56-byte store read back as wider loads).
@@ -233,7 +208,7 @@ func (w *Watcher) Next(dst []Change) []Change {
 			// that is visible past pos is its text: no quote to look for.
 			i := end
 			if w.inName || !p.inValueString(w.strAt) {
-				i = closingQuote(out, w.pos, end)
+				i = sealgate.StringEnd(out[:end], w.pos)
 			}
 			if w.inName {
 				if i == end {

@@ -209,46 +209,6 @@ func TestReserve(t *testing.T) {
 	}
 }
 
-// TestClosingQuote holds closingQuote equal to a byte-at-a-time reading
-// for every string text of up to 9 bytes over quote, backslash and a
-// letter, resumed at every point before its closing quote and cut at every
-// visible end, as the watcher calls it between writes.
-func TestClosingQuote(t *testing.T) {
-	// slow reads out, a string from its opening quote, byte by byte.
-	slow := func(out []byte) int {
-		esc := false
-		for i := 1; i < len(out); i++ {
-			switch c := out[i]; {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				return i
-			}
-		}
-		return len(out)
-	}
-	var walk func(text []byte)
-	walk = func(text []byte) {
-		out := append([]byte{'"'}, text...)
-		want := slow(out)
-		for from := 1; from <= min(want, len(out)); from++ {
-			for end := from; end <= len(out); end++ {
-				if got, w := closingQuote(out, from, end), min(want, end); got != w {
-					t.Fatalf("closingQuote(%q, %d, %d) = %d, want %d", out, from, end, got, w)
-				}
-			}
-		}
-		if len(text) < 9 {
-			for _, c := range []byte{'"', '\\', 'a'} {
-				walk(append(text[:len(text):len(text)], c))
-			}
-		}
-	}
-	walk(nil)
-}
-
 // TestChangeTextsStay keeps every change of a long stream, spread over many
 // arena blocks, and reads them only at the end: each Text must still be what
 // it was when sent, so rebuilding the view from them gives the snapshot.

@@ -892,7 +892,7 @@ func wholeChar(b []byte) int {
 		}
 		return 0
 	}
-	r, ok := hex4(b[2:])
+	r, ok := Hex4(b[2:])
 	switch {
 	case !ok || (r >= 0xDC00 && r <= 0xDFFF) || nonchar(r):
 		return 0
@@ -902,7 +902,7 @@ func wholeChar(b []byte) int {
 	if len(b) < 12 || b[6] != '\\' || b[7] != 'u' {
 		return 0
 	}
-	lo, ok := hex4(b[8:])
+	lo, ok := Hex4(b[8:])
 	if !ok || lo < 0xDC00 || lo > 0xDFFF || nonchar(0x10000+(r-0xD800)<<10+(lo-0xDC00)) {
 		return 0
 	}
@@ -912,8 +912,10 @@ func wholeChar(b []byte) int {
 // shortEscape marks the bytes that make a two-byte escape after '\\'.
 var shortEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
 
-// hex4 reads four hex digits at the start of b.
-func hex4(b []byte) (rune, bool) {
+// Hex4 reads four hex digits at the start of b, by table; false if b is
+// shorter or holds another byte. The seal's unescaping reads \u escapes
+// with it too.
+func Hex4(b []byte) (rune, bool) {
 	if len(b) < 4 {
 		return 0, false
 	}
