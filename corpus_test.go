@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate/check"
-	"sealgate/scn"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // TestCorpus replays every scenario in corpus/ through the gate and the

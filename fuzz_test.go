@@ -9,15 +9,15 @@ import (
 
 	"pgregory.net/rapid"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/gate"
-	"sealgate/gen"
-	"sealgate/machine"
-	"sealgate/model"
-	"sealgate/reduce"
-	"sealgate/scn"
-	"sealgate/zoo"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/model"
+	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/zoo"
 )
 
 // Native go fuzz targets. Each is seeded from corpus/ (and JSONTestSuite,

@@ -1,4 +1,4 @@
-module sealgate
+module github.com/sealgate/sealgate
 
 go 1.26
 

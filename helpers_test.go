@@ -3,7 +3,7 @@ package sealgate_test
 import (
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // TestStringEnd holds StringEnd equal to a byte-at-a-time reading for

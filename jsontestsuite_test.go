@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
-	"sealgate/gate"
-	"sealgate/model"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/model"
 )
 
 // jsonTestSuiteDir is where JSONTestSuite's test_parsing folder is read in

@@ -5,7 +5,7 @@ import (
 	"syscall"
 	"testing"
 
-	"sealgate/model"
+	"github.com/sealgate/sealgate/model"
 )
 
 // BenchmarkModelPeekEvery is the model's side of gate's BenchmarkPeekEvery:

@@ -10,9 +10,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"pgregory.net/rapid"
 
-	"sealgate"
-	"sealgate/gate"
-	"sealgate/model"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/model"
 )
 
 // Issue 4: the gate's incremental preview against the model's from-scratch

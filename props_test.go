@@ -8,11 +8,11 @@ import (
 
 	"pgregory.net/rapid"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/gate"
-	"sealgate/machine"
-	"sealgate/model"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/model"
 )
 
 // The rapid properties: the state machine of package machine against the

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
-	"sealgate/check"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
 )
 
 // fragments mixes valid JSON pieces, escapes, split runes and garbage, so

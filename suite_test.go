@@ -3,10 +3,10 @@ package sealgate_test
 import (
 	"testing"
 
-	"sealgate/check"
-	"sealgate/internal/faults"
-	"sealgate/machine"
-	"sealgate/reduce"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/faults"
+	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/reduce"
 )
 
 // TestRapidCatchesReleaseAtEnd plants the bug "release at end under

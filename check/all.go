@@ -1,7 +1,7 @@
 package check
 
 import (
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // All checks one (configuration, events) run with everything the suite

@@ -1,7 +1,7 @@
 package check
 
 import (
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // The analysis replays a trace's events beside its decisions and rebuilds,

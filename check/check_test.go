@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/gate"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gate"
 )
 
 // Every invariant must be able to fail: each case takes a real trace of a

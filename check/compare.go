@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // Mismatch is a difference between two decision lists.

@@ -1,8 +1,8 @@
 package check
 
 import (
-	"sealgate"
-	"sealgate/internal/faults"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/internal/faults"
 )
 
 // WithFaults checks the real gate with deliberate bugs switched on; the

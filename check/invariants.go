@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"sealgate"
-	"sealgate/model"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/model"
 )
 
 // Violation is a broken invariant: which one, at which event, and what

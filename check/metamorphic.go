@@ -5,7 +5,7 @@ import (
 	"math/rand"
 	"sort"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // The metamorphic relations of SPEC section 9 change a run in a way that

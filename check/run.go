@@ -3,10 +3,10 @@ package check
 import (
 	"fmt"
 
-	"sealgate"
-	"sealgate/gate"
-	"sealgate/model"
-	"sealgate/scn"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/model"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // Result is what both implementations said about one scenario.

@@ -3,7 +3,7 @@ package check
 import (
 	"fmt"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // Trace is one run of the gate, event by event, with what the invariants

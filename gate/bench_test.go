@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // BenchmarkStream feeds one attempt of one call in 16-byte deltas with a

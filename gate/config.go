@@ -12,7 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // draft2020 is the only $schema the SPEC accepts (section 4).

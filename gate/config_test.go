@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 const saveSchema = `{"type":"object","required":["path","content"],"properties":{"path":{"type":"string"},"content":{"type":"string"}},"additionalProperties":false}`

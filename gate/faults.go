@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"regexp"
 
-	"sealgate"
-	"sealgate/internal/faults"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/internal/faults"
 )
 
 // The suite proves its power by switching deliberate bugs on in this very

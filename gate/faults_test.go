@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
-	"sealgate/internal/faults"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/internal/faults"
 )
 
 // The deliberate bugs of internal/faults must be what the zoo and the power

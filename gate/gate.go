@@ -11,9 +11,9 @@ import (
 	"errors"
 	"fmt"
 
-	"sealgate"
-	"sealgate/gate/internal/partial"
-	"sealgate/internal/faults"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/gate/internal/partial"
+	"github.com/sealgate/sealgate/internal/faults"
 )
 
 type attemptState uint8

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
-	"sealgate/gate/internal/partial"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/gate/internal/partial"
 )
 
 // Event constructors, short so that scenarios read like .scn files.

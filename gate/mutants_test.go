@@ -6,7 +6,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // Tests written to kill the mutants that survived the suite

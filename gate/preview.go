@@ -1,7 +1,7 @@
 package gate
 
 import (
-	"sealgate/gate/internal/partial"
+	"github.com/sealgate/sealgate/gate/internal/partial"
 )
 
 // PreviewChange is one step of a call's preview growth (SPEC section 8),

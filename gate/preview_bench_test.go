@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // The issue 4 benchmarks: one save_file argument of n bytes fed in 16-byte

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
-	"sealgate/gate/internal/partial"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/gate/internal/partial"
 )
 
 // streamAll reads a stream and applies its changes to v.

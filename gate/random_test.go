@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // randomEvent draws from small pools of ids and byte pieces so that events

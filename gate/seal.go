@@ -3,7 +3,7 @@ package gate
 import (
 	"bytes"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // verdict is the outcome of the seal checks for one call: a reason to

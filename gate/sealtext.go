@@ -15,7 +15,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"sealgate/gate/internal/partial"
+	"github.com/sealgate/sealgate/gate/internal/partial"
 )
 
 // sealText is the seal's one pass over a call's text once it has ended.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // sealTextSeeds are valid and invalid texts of every kind, for the tests

@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"sealgate"
-	"sealgate/gate/internal/partial"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/gate/internal/partial"
 )
 
 // parserMaxDepth is jsontext's fixed nesting limit: text nested deeper

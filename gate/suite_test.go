@@ -3,7 +3,7 @@ package gate_test
 import (
 	"testing"
 
-	"sealgate/internal/suite"
+	"github.com/sealgate/sealgate/internal/suite"
 )
 
 // TestSuite judges the gate by the whole suite (the corpus through every

@@ -15,9 +15,9 @@ import (
 
 	fuzz "github.com/google/gofuzz"
 
-	"sealgate"
-	"sealgate/model"
-	"sealgate/scn"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/model"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // zeroTail is a rand.Source that spends one input byte per number

@@ -1,7 +1,7 @@
 package gen
 
 import (
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // ChunkedCall is FuzzChunking's scenario: one call of one of Tools()

@@ -9,7 +9,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"sealgate/check"
+	"github.com/sealgate/sealgate/check"
 )
 
 // The machine under go fuzz: FuzzGateVsModel's machine reading hands the

@@ -8,9 +8,9 @@ import (
 
 	"pgregory.net/rapid"
 
-	"sealgate/check"
-	"sealgate/gen"
-	"sealgate/internal/faults"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/faults"
 )
 
 // TestReplayMatchesMakeFuzz: outside go test, Replay plays the same run of

@@ -10,7 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"sealgate/check"
+	"github.com/sealgate/sealgate/check"
 )
 
 // Hunt runs the state machine against a checker's gate outside go test:

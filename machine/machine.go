@@ -15,11 +15,11 @@ import (
 
 	"pgregory.net/rapid"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/gen"
-	"sealgate/model"
-	"sealgate/reduce"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/model"
+	"github.com/sealgate/sealgate/reduce"
 )
 
 // The rapid state machine: actions append events to a growing stream, and

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // The model's strict JSON parser: plain recursive descent over bytes (SPEC

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 const ok = sealgate.Reason("")

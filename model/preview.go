@@ -3,7 +3,7 @@ package model
 import (
 	"strings"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // PreviewOf is SPEC section 8 from scratch: the preview of a live call that

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 func TestPreviewOf(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 var randomPieces = []string{`{`, `}`, `[`, `]`, `"path":`, `"notes.md"`, `"content":`, `"x`, `y"`, `,`, ` `, `1`,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 type attemptPhase uint8

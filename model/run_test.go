@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // ev parses one event written as its scenario line (SPEC section 10); it

@@ -13,10 +13,10 @@ import (
 	"fmt"
 	"strings"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/model"
-	"sealgate/scn"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/model"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // Checker says why a scenario fails, or nil. check.All is the usual one.

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/internal/faults"
-	"sealgate/reduce"
-	"sealgate/scn"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/faults"
+	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // longFailure is a 200-event stream of well-formed turns (three interleaved

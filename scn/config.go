@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // Directive is one configuration line, kept as written so that printing

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // Scenario is one parsed .scn file.

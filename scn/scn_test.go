@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // sample holds every line kind of SPEC section 10.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // anthropic decodes the Anthropic Messages stream.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // chat decodes the OpenAI Chat Completions stream.

@@ -1,6 +1,6 @@
 package wire
 
-import "sealgate"
+import "github.com/sealgate/sealgate"
 
 // AnyObjectSchema is the schema ToolsConfig declares for every tool.
 const AnyObjectSchema = `{"type":"object"}`

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // A later success signal must never overwrite an earlier truncation: a

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/scn"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/scn"
 )
 
 const vendorCorpus = "../corpus/vendor"

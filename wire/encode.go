@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // Encode writes events as one vendor response body, in SSE framing, such

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"sealgate"
-	"sealgate/check"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
 )
 
 // fuzzDecode feeds arbitrary bytes to one decoder, in both framings: it

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // gemini decodes the Gemini streamGenerateContent (alt=sse) stream.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // responses decodes the OpenAI Responses API stream.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
-	"sealgate/scn"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // genEvents builds a random well-formed event sequence that protocol p can

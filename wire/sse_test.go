@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 func frames(t *testing.T, body string, jsonl bool, maxLine int) ([]frame, error) {

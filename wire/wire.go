@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // Protocol names a vendor stream format.

@@ -10,8 +10,8 @@ import (
 	"os"
 	"strings"
 
-	"sealgate/check"
-	"sealgate/internal/faults"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/faults"
 )
 
 // Bug is one deliberately broken gate.

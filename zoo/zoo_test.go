@@ -4,10 +4,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"sealgate/check"
-	"sealgate/machine"
-	"sealgate/scn"
-	"sealgate/zoo"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/zoo"
 )
 
 // TestZooCaughtByRapid: with a fixed seed, the state machine finds every

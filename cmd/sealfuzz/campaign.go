@@ -16,7 +16,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"sealgate/gen"
+	"github.com/sealgate/sealgate/gen"
 )
 
 // The campaign: build one instrumented test binary, rotate the fuzz targets

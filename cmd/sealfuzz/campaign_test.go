@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"sealgate/scn"
-	"sealgate/zoo"
+	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/zoo"
 )
 
 // These tests build instrumented binaries with `go test -c -fuzz`, so they

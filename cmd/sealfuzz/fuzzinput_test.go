@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"sealgate/gen"
-	"sealgate/reduce"
-	"sealgate/zoo"
+	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/zoo"
 )
 
 // TestMachineInputReduces: a failing input of FuzzGateVsModel's machine

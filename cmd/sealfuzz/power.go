@@ -14,13 +14,13 @@ import (
 	"strings"
 	"time"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/gen"
-	"sealgate/machine"
-	"sealgate/reduce"
-	"sealgate/scn"
-	"sealgate/zoo"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/zoo"
 )
 
 // sealfuzz power: an Etna-style benchmark of the suite's detection power.

@@ -10,13 +10,13 @@ import (
 	"strconv"
 	"strings"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/gen"
-	"sealgate/machine"
-	"sealgate/reduce"
-	"sealgate/scn"
-	"sealgate/zoo"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/zoo"
 )
 
 // loadFailure reads a failing scenario: a .scn file, or an input that go

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"sealgate/check"
-	"sealgate/scn"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/scn"
 )
 
 func replayMain(args []string, stdout, stderr io.Writer) int {

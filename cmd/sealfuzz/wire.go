@@ -7,10 +7,10 @@ import (
 	"os"
 	"strings"
 
-	"sealgate"
-	"sealgate/check"
-	"sealgate/scn"
-	"sealgate/wire"
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/wire"
 )
 
 // wireMain decodes one vendor body and prints it as a scenario: the

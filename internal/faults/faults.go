@@ -7,7 +7,7 @@ package faults
 import (
 	"errors"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // Set is a choice of bugs; the zero Set is the correct gate. Each switch
@@ -72,10 +72,10 @@ var build func(sealgate.Config, Set) (Gate, error)
 func Register(f func(sealgate.Config, Set) (Gate, error)) { build = f }
 
 // New builds the real gate, over a fresh in-memory ledger, with the bugs in
-// s switched on. The caller must import sealgate/gate.
+// s switched on. The caller must import github.com/sealgate/sealgate/gate.
 func New(cfg sealgate.Config, s Set) (Gate, error) {
 	if build == nil {
-		return nil, errors.New("faults: package sealgate/gate is not linked in")
+		return nil, errors.New("faults: package github.com/sealgate/sealgate/gate is not linked in")
 	}
 	return build(cfg, s)
 }

@@ -11,11 +11,11 @@ import (
 	"math/rand"
 	"testing"
 
-	"sealgate/check"
-	"sealgate/gen"
-	"sealgate/machine"
-	"sealgate/reduce"
-	"sealgate/scn"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // Budget says how much of the suite Run does.

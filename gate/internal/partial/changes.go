@@ -3,7 +3,7 @@ package partial
 import (
 	"strings"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // The streaming form of the preview. A Watcher turns the growth of the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // strictValid is an independent oracle for SPEC section 5's grammar plus the

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"sealgate"
+	"github.com/sealgate/sealgate"
 )
 
 // tc is one preview case: the bytes of a call, the expected value V, and

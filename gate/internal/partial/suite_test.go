@@ -3,7 +3,7 @@ package partial_test
 import (
 	"testing"
 
-	"sealgate/internal/suite"
+	"github.com/sealgate/sealgate/internal/suite"
 )
 
 // TestSuite judges the preview parser by the whole suite through the gate
