@@ -66,9 +66,9 @@ func DefaultLimits() Limits {
 type IdemMode uint8
 
 const (
-	IdemArgs   IdemMode = iota // default: tool name and canonical arguments
+	IdemArgs   IdemMode = iota // default: turn, tool name and canonical arguments
 	IdemCall                   // turn and vendor call id
-	IdemFields                 // tool name and the canonical values of listed top-level fields
+	IdemFields                 // tool name and the canonical values of listed top-level fields; global, not per turn
 )
 
 // Idem is a tool's idempotency key rule.

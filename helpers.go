@@ -59,10 +59,14 @@ func Key(material []byte) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// ArgsMaterial is the material of idem mode args: the tool name, a zero
-// byte, the canonical (RFC 8785) form of the arguments.
-func ArgsMaterial(tool string, canonical []byte) []byte {
-	m := make([]byte, 0, len(tool)+1+len(canonical))
+// ArgsMaterial is the material of idem mode args: the turn, a zero byte,
+// the tool name, a zero byte, the canonical (RFC 8785) form of the
+// arguments. The turn scopes it: a retry, regeneration or replay of a turn
+// is the same action, the same call in a later turn a new one.
+func ArgsMaterial(turn, tool string, canonical []byte) []byte {
+	m := make([]byte, 0, len(turn)+1+len(tool)+1+len(canonical))
+	m = append(m, turn...)
+	m = append(m, 0)
 	m = append(m, tool...)
 	m = append(m, 0)
 	return append(m, canonical...)

@@ -87,7 +87,7 @@ func TestI4CompensateWithoutRelease(t *testing.T) {
 
 func TestI7SameKeyTwice(t *testing.T) {
 	evs := []sealgate.Event{open1, begin1, delta1, end1, close1,
-		sealgate.OpenEvent("r2", "t2"), sealgate.BeginEvent("r2", "0", "c1", "login"),
+		sealgate.OpenEvent("r2", "t1"), sealgate.BeginEvent("r2", "0", "c1", "login"),
 		sealgate.DeltaEvent("r2", "0", delta1.Bytes), sealgate.EndEvent("r2", "0"), sealgate.CloseEvent("r2", sealgate.Complete)}
 	tr := check.Record(cfgWithSecret(), evs)
 	last := &tr.Decisions[len(tr.Decisions)-1]

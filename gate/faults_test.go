@@ -78,8 +78,8 @@ func TestFaultsBuild(t *testing.T) {
 }
 
 func TestFaultSwitches(t *testing.T) {
-	rel := func(at int, a, item, call, args string) string {
-		return fmt.Sprintf("@%d release %s item=%s call=%s tool=note key=%s args=%s", at, a, item, call, argsKey("note", args), args)
+	rel := func(at int, turn, a, item, call, args string) string {
+		return fmt.Sprintf("@%d release %s item=%s call=%s tool=note key=%s args=%s", at, a, item, call, argsKey(turn, "note", args), args)
 	}
 	cases := []struct {
 		name string
@@ -92,32 +92,32 @@ func TestFaultSwitches(t *testing.T) {
 			op("r2", "t1"), bg("r2", "0", "c2", "note"), dl("r2", "0", `1}`), en("r2", "0"), cl("r2", complete),
 			op("r3", "t2"), bg("r3", "0", "c3", "note"), dl("r3", "0", `{"n":`), cl("r3", truncated),
 			op("r4", "t3"), bg("r4", "0", "c4", "note"), dl("r4", "0", `{"n":2}`), en("r4", "0"), cl("r4", complete),
-		}, []string{"@4 reject r1 item=0 reason=superseded", rel(8, "r2", "0", "c2", `{"n":1}`),
-			"@12 reject r3 item=0 reason=turn-truncated", rel(17, "r4", "0", "c4", `{"n":2}`)}},
+		}, []string{"@4 reject r1 item=0 reason=superseded", rel(8, "t1", "r2", "0", "c2", `{"n":1}`),
+			"@12 reject r3 item=0 reason=turn-truncated", rel(17, "t3", "r4", "0", "c4", `{"n":2}`)}},
 		{"stale-across-attempts", faults.Set{StaleAcrossAttempts: true}, []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "c1", "note"), dl("r1", "0", `{"n":`), cl("r1", truncated),
 			op("r2", "t2"), bg("r2", "0", "c2", "note"), dl("r2", "0", `1}`), en("r2", "0"), cl("r2", complete),
-		}, []string{"@4 reject r1 item=0 reason=turn-truncated", rel(9, "r2", "0", "c2", `{"n":1}`)}},
+		}, []string{"@4 reject r1 item=0 reason=turn-truncated", rel(9, "t2", "r2", "0", "c2", `{"n":1}`)}},
 		{"key-by-tool: same tool shares", faults.Set{KeyByTool: true}, []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "c1", "note"), bg("r1", "1", "c2", "note"),
 			dl("r1", "0", `{"n":`), dl("r1", "1", `2}`), en("r1", "0"), cl("r1", complete),
-		}, []string{rel(7, "r1", "0", "c1", `{"n":2}`)}},
+		}, []string{rel(7, "t1", "r1", "0", "c1", `{"n":2}`)}},
 		{"release-when-parses: objects that parse", faults.Set{ReleaseWhenParses: true}, []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "c1", "note"), dl("r1", "0", `{"n":`), dl("r1", "0", `1}`),
 			bg("r1", "1", "c2", "note"), dl("r1", "1", `[1]`), en("r1", "1"), cl("r1", complete),
-		}, []string{rel(4, "r1", "0", "c1", `{"n":1}`), "@8 reject r1 item=1 reason=not-object"}},
+		}, []string{rel(4, "t1", "r1", "0", "c1", `{"n":1}`), "@8 reject r1 item=1 reason=not-object"}},
 		{"disconnected-is-complete: only disconnected", faults.Set{DisconnectedIsComplete: true}, []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "c1", "note"), dl("r1", "0", `{"n":1}`), en("r1", "0"), cl("r1", disconnected),
 			op("r2", "t2"), bg("r2", "0", "c2", "note"), dl("r2", "0", `{"n":2}`), en("r2", "0"), cl("r2", truncated),
-		}, []string{rel(5, "r1", "0", "c1", `{"n":1}`), "@10 reject r2 item=0 reason=turn-truncated"}},
+		}, []string{rel(5, "t1", "r1", "0", "c1", `{"n":1}`), "@10 reject r2 item=0 reason=turn-truncated"}},
 		{"repair-on-disconnect: only disconnected, only unended", faults.Set{RepairOnDisconnect: true}, []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "c1", "note"), dl("r1", "0", `{"n":1`), cl("r1", disconnected),
 			op("r2", "t2"), bg("r2", "0", "c2", "note"), dl("r2", "0", `{"n":2`), cl("r2", failed),
-		}, []string{rel(4, "r1", "0", "c1", `{"n":1}`), "@8 reject r2 item=0 reason=turn-failed"}},
+		}, []string{rel(4, "t1", "r1", "0", "c1", `{"n":1}`), "@8 reject r2 item=0 reason=turn-failed"}},
 		{"empty-as-object: only empty", faults.Set{EmptyAsObject: true}, []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "c1", "note"), en("r1", "0"),
 			bg("r1", "1", "c2", "note"), dl("r1", "1", `[1]`), en("r1", "1"), cl("r1", complete),
-		}, []string{rel(7, "r1", "0", "c1", `{}`), "@7 reject r1 item=1 reason=not-object"}},
+		}, []string{rel(7, "t1", "r1", "0", "c1", `{}`), "@7 reject r1 item=1 reason=not-object"}},
 	}
 	for _, c := range cases {
 		g, err := New(testConfig(), NewMemoryLedger())

@@ -33,8 +33,8 @@ const (
 )
 
 // argsKey computes an args-mode key from a canonical form written by hand.
-func argsKey(tool, canon string) string {
-	return sealgate.Key(sealgate.ArgsMaterial(tool, []byte(canon)))
+func argsKey(turn, tool, canon string) string {
+	return sealgate.Key(sealgate.ArgsMaterial(turn, tool, []byte(canon)))
 }
 
 type cfgOpt func(*sealgate.Config)
@@ -124,7 +124,7 @@ func TestSpecExample(t *testing.T) {
 // A release is the call's own bytes, compacted, whatever the chunking.
 func TestReleaseChunked(t *testing.T) {
 	raw := "{ \"path\" : \"notes.md\",\n \"content\" : \"a\\u0062\u00e9 \\\" }\" }"
-	key := argsKey("save_file", `{"content":"abé \" }","path":"notes.md"}`)
+	key := argsKey("t1", "save_file", `{"content":"abé \" }","path":"notes.md"}`)
 	want := `@%d release r1 item=0 call=call_1 tool=save_file key=` + key +
 		` args={"path":"notes.md","content":"a\u0062é \" }"}`
 	for size := 1; size <= len(raw); size++ {
@@ -244,7 +244,7 @@ func TestAnomalies(t *testing.T) {
 			dl("r1", "1", "y"), dl("r1", "1", "{}"), en("r1", "0"), cl("r1", complete),
 		}, want: []string{
 			"@5 reject r1 item=1 reason=too-large",
-			"@11 release r1 item=0 call=a tool=note key=" + argsKey("note", "{}") + " args={}",
+			"@11 release r1 item=0 call=a tool=note key=" + argsKey("t1", "note", "{}") + " args={}",
 		}},
 		{name: "final-mismatch", cfg: testConfig(), evs: []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "c", "note"), dl("r1", "0", "{}"), ef("r1", "0", "{ }"),
@@ -255,7 +255,7 @@ func TestAnomalies(t *testing.T) {
 		{name: "final matches byte for byte", cfg: testConfig(), evs: []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "c", "note"), dl("r1", "0", "{ }"), ef("r1", "0", "{ }"), cl("r1", complete),
 		}, want: []string{
-			"@5 release r1 item=0 call=c tool=note key=" + argsKey("note", "{}") + " args={}",
+			"@5 release r1 item=0 call=c tool=note key=" + argsKey("t1", "note", "{}") + " args={}",
 		}},
 		{name: "empty final against no bytes", cfg: testConfig(), evs: []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "c", "note"), ef("r1", "0", ""), cl("r1", complete),
@@ -282,7 +282,7 @@ func TestAnomalies(t *testing.T) {
 			"@3 reject r1 item=0 reason=turn-anomaly",
 			"@7 preview r1 item=0 bytes=0 value=-",
 			"@11 anomaly r1 kind=after-close",
-			"@15 release r2 item=0 call=c tool=note key=" + argsKey("note", "{}") + " args={}",
+			"@15 release r2 item=0 call=c tool=note key=" + argsKey("t1", "note", "{}") + " args={}",
 		}},
 	} {
 		g := runScenario(t, s)
@@ -335,11 +335,11 @@ func TestReasons(t *testing.T) {
 	runScenario(t, scenario{name: "authorized via escape", cfg: testConfig(allowPath),
 		evs: one("save_file", `{"path":"a\u0020b","content":""}`, complete),
 		want: []string{"@5 release r1 item=0 call=c tool=save_file key=" +
-			argsKey("save_file", `{"content":"","path":"a b"}`) + ` args={"path":"a\u0020b","content":""}`}})
+			argsKey("t1", "save_file", `{"content":"","path":"a b"}`) + ` args={"path":"a\u0020b","content":""}`}})
 }
 
 func TestDuplicatesAndLedger(t *testing.T) {
-	k := argsKey("note", `{"n":1}`)
+	k := argsKey("t1", "note", `{"n":1}`)
 	rel := func(at int, a, item, call, args string) string {
 		return fmt.Sprintf("@%d release %s item=%s call=%s tool=note key=%s args=%s", at, a, item, call, k, args)
 	}
@@ -365,8 +365,13 @@ func TestDuplicatesAndLedger(t *testing.T) {
 			"@8 reject r1 item=1 reason=duplicate",
 		}},
 		{name: "ack ok keeps the key in the released set", cfg: testConfig(),
-			evs:  cat(single("r1", "t1"), []sealgate.Event{ack(k, true)}, single("r2", "t2")),
+			evs:  cat(single("r1", "t1"), []sealgate.Event{ack(k, true)}, single("r2", "t1")),
 			want: []string{rel(5, "r1", "0", "c0", `{"n":1}`), "@11 reject r2 item=0 reason=duplicate"}},
+		{name: "the same call in a later turn is a new action", cfg: testConfig(),
+			evs: cat(single("r1", "t1"), []sealgate.Event{ack(k, true)}, single("r2", "t2"), single("r3", "t1")),
+			want: []string{rel(5, "r1", "0", "c0", `{"n":1}`),
+				"@11 release r2 item=0 call=c0 tool=note key=" + argsKey("t2", "note", `{"n":1}`) + ` args={"n":1}`,
+				"@16 reject r3 item=0 reason=duplicate"}},
 		{name: "ack ok then restart: duplicate-effect", cfg: testConfig(),
 			evs:  cat(single("r1", "t1"), []sealgate.Event{ack(k, true), rst()}, single("r1", "t1")),
 			want: []string{rel(5, "r1", "0", "c0", `{"n":1}`), "@12 reject r1 item=0 reason=duplicate-effect"}},
@@ -379,7 +384,7 @@ func TestDuplicatesAndLedger(t *testing.T) {
 				rel(20, "r3", "0", "c0", `{"n":1}`),
 			}},
 		{name: "ack fail clears the released set", cfg: testConfig(),
-			evs: cat(single("r1", "t1"), []sealgate.Event{ack(k, false), ack(k, false)}, single("r2", "t2")),
+			evs: cat(single("r1", "t1"), []sealgate.Event{ack(k, false), ack(k, false)}, single("r2", "t1")),
 			want: []string{
 				rel(5, "r1", "0", "c0", `{"n":1}`),
 				"@7 anomaly - kind=unknown-ack key=" + k,
@@ -416,7 +421,7 @@ func TestDuplicatesAndLedger(t *testing.T) {
 			bg("r1", "1", "c1", "v"), dl("r1", "1", `{"v":9007199254740992}`), en("r1", "1"),
 			cl("r1", complete),
 		}, want: []string{
-			"@8 release r1 item=0 call=c0 tool=v key=" + argsKey("v", `{"v":9007199254740992}`) + ` args={"v":9007199254740993}`,
+			"@8 release r1 item=0 call=c0 tool=v key=" + argsKey("t1", "v", `{"v":9007199254740992}`) + ` args={"v":9007199254740993}`,
 			"@8 reject r1 item=1 reason=duplicate",
 		}},
 	} {
@@ -457,7 +462,7 @@ func TestSupersedeRestartPeek(t *testing.T) {
 			"@11 preview r1 item=9 bytes=0 value=-",
 			"@12 preview r2 item=0 bytes=0 value=-",
 			`@15 preview r1 item=1 bytes=14 value={"pw":"[redacted]"}`,
-			"@16 release r1 item=0 call=c tool=note key=" + argsKey("note", `{"n":12,"s":"ab"}`) + ` args={"n":12,"s":"ab"}`,
+			"@16 release r1 item=0 call=c tool=note key=" + argsKey("t1", "note", `{"n":12,"s":"ab"}`) + ` args={"n":12,"s":"ab"}`,
 			"@16 reject r1 item=1 reason=incomplete",
 			"@17 preview r1 item=0 bytes=0 value=-",
 		}},
@@ -494,7 +499,7 @@ func TestPeekMatchesEngine(t *testing.T) {
 
 func TestPolicies(t *testing.T) {
 	send := sealgate.Tool{Name: "send", Schema: `{"type":"object","required":["to"]}`, Early: true}
-	ks := func(to string) string { return argsKey("send", `{"to":"`+to+`"}`) }
+	ks := func(to string) string { return argsKey("t1", "send", `{"to":"`+to+`"}`) }
 	for _, s := range []scenario{
 		{name: "per-call: early release at end, compensated on a bad close", cfg: testConfig(perCall, withTool(send)), evs: []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "a", "send"), bg("r1", "1", "b", "note"),
@@ -513,7 +518,7 @@ func TestPolicies(t *testing.T) {
 			"@4 release r1 item=0 call=a tool=send key=" + ks("x") + ` args={"to":"x"}`,
 			"@5 anomaly r1 item=0 kind=after-end",
 			"@5 compensate r1 item=0",
-			"@9 release r2 item=0 call=a tool=send key=" + ks("y") + ` args={"to":"y"}`,
+			"@9 release r2 item=0 call=a tool=send key=" + argsKey("t2", "send", `{"to":"y"}`) + ` args={"to":"y"}`,
 			"@10 compensate r2 item=0",
 		}},
 		{name: "per-call: early checks at end, others at close, duplicates across", cfg: testConfig(perCall, withTool(send)), evs: []sealgate.Event{
@@ -526,15 +531,15 @@ func TestPolicies(t *testing.T) {
 			"@11 release r1 item=1 call=b tool=send key=" + ks("x") + ` args={"to":"\u0078"}`,
 			"@12 reject r1 item=0 reason=duplicate",
 			"@13 reject r1 item=2 reason=schema",
-			"@15 release r1 item=3 call=d tool=note key=" + argsKey("note", "{}") + " args={}",
+			"@15 release r1 item=3 call=d tool=note key=" + argsKey("t1", "note", "{}") + " args={}",
 			"@15 reject r1 item=4 reason=incomplete",
 		}},
 		{name: "atomic: all good releases all", cfg: testConfig(atomic), evs: []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "a", "note"), bg("r1", "1", "b", "note"),
 			dl("r1", "1", `{"n":2}`), dl("r1", "0", `{"n":1}`), en("r1", "0"), en("r1", "1"), cl("r1", complete),
 		}, want: []string{
-			"@8 release r1 item=0 call=a tool=note key=" + argsKey("note", `{"n":1}`) + ` args={"n":1}`,
-			"@8 release r1 item=1 call=b tool=note key=" + argsKey("note", `{"n":2}`) + ` args={"n":2}`,
+			"@8 release r1 item=0 call=a tool=note key=" + argsKey("t1", "note", `{"n":1}`) + ` args={"n":1}`,
+			"@8 release r1 item=1 call=b tool=note key=" + argsKey("t1", "note", `{"n":2}`) + ` args={"n":2}`,
 		}},
 		{name: "atomic: one failure aborts the rest", cfg: testConfig(atomic), evs: []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "a", "note"), bg("r1", "1", "b", "note"), bg("r1", "2", "c", "note"),
@@ -553,12 +558,12 @@ func TestPolicies(t *testing.T) {
 			"@8 reject r1 item=0 reason=batch-aborted",
 		}},
 		{name: "atomic: a would-be reconcile counts as failing", cfg: testConfig(atomic),
-			pre: map[string]LedgerState{argsKey("note", `{"n":2}`): Intent}, evs: []sealgate.Event{
+			pre: map[string]LedgerState{argsKey("t1", "note", `{"n":2}`): Intent}, evs: []sealgate.Event{
 				op("r1", "t1"), bg("r1", "0", "a", "note"), bg("r1", "1", "b", "note"),
 				dl("r1", "0", `{"n":1}`), dl("r1", "1", `{"n":2}`), en("r1", "0"), en("r1", "1"), cl("r1", complete),
 			}, want: []string{
 				"@8 reject r1 item=0 reason=batch-aborted",
-				"@8 reconcile r1 item=1 key=" + argsKey("note", `{"n":2}`),
+				"@8 reconcile r1 item=1 key=" + argsKey("t1", "note", `{"n":2}`),
 			}},
 		{name: "atomic: bad close is not a batch", cfg: testConfig(atomic), evs: []sealgate.Event{
 			op("r1", "t1"), bg("r1", "0", "a", "note"), dl("r1", "0", `{"n":1}`), en("r1", "0"), cl("r1", truncated),
@@ -635,7 +640,7 @@ func (l *flakyLedger) Clear(k string) error {
 }
 
 func TestLedgerFailureFailsClosed(t *testing.T) {
-	k := argsKey("note", `{"n":1}`)
+	k := argsKey("t1", "note", `{"n":1}`)
 	for _, failOn := range []string{"State", "Intent", "Done", "Clear"} {
 		l := &flakyLedger{MemoryLedger: NewMemoryLedger()}
 		l.keys[k] = Intent

@@ -44,7 +44,7 @@ func randomEvent(r *rand.Rand) sealgate.Event {
 	case n < 92:
 		return sealgate.PeekEvent(a, it)
 	}
-	keys := []string{argsKey("note", `{"n":1}`), argsKey("send", `{"to":"x"}`), "0000000000000000"}
+	keys := []string{argsKey("t1", "note", `{"n":1}`), argsKey("t2", "note", `{"n":1}`), argsKey("t1", "send", `{"to":"x"}`), "0000000000000000"}
 	return sealgate.AckEvent(keys[r.Intn(len(keys))], r.Intn(2) == 0)
 }
 
@@ -56,7 +56,11 @@ func randomStream(r *rand.Rand, n int) []sealgate.Event {
 		`{"path":"notes.md","content":"h\u00e9 \ud83d\ude00"}`, `{"n":1`, `[]`, `{"a":{"b":{}}}`,
 		`{"n":"x"}`, `{"s":"\uffff"}`, `{"n":1e400}`, `{"to":"y"}`, "{\"k\":\"\xc3\xa9\"}"}
 	tools := []string{"note", "save_file", "send", "nope"}
-	keys := []string{argsKey("note", `{"n":1}`), argsKey("note", `{"n":2}`), argsKey("send", `{"to":"x"}`), argsKey("send", `{"to":"y"}`)}
+	var keys []string // the args keys of some released calls, in every turn the stream opens
+	for _, turn := range []string{"t0", "t1", "t2"} {
+		keys = append(keys, argsKey(turn, "note", `{"n":1}`), argsKey(turn, "note", `{"n":2}`),
+			argsKey(turn, "send", `{"to":"x"}`), argsKey(turn, "send", `{"to":"y"}`))
+	}
 	var evs []sealgate.Event
 	next := 0
 	for len(evs) < n {

@@ -145,10 +145,10 @@ func (g *Gate) key(a *attempt, c *call, t *tool, args map[string]any) (string, e
 		}
 		return sealgate.Key(sealgate.FieldsMaterial(t.name, fs)), nil
 	}
-	// sealgate.ArgsMaterial's layout (name, zero byte, canonical form),
-	// written into a buffer the gate keeps: no copy, and no allocation
-	// once it has grown.
-	m := append(append(g.material[:0], t.name...), 0)
+	// sealgate.ArgsMaterial's layout (turn, zero byte, name, zero byte,
+	// canonical form), written into a buffer the gate keeps: no copy, and
+	// no allocation once it has grown.
+	m := append(append(append(append(g.material[:0], a.turn...), 0), t.name...), 0)
 	m, err := appendCanonical(m, args)
 	if err != nil {
 		return "", err

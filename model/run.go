@@ -398,7 +398,7 @@ func (r *runner) key(a *attempt, c *call, t *toolInfo, root *value) string {
 		return sealgate.Key(sealgate.FieldsMaterial(c.tool, parts))
 	}
 	canonical, _ := Canonical(c.buf)
-	return sealgate.Key(sealgate.ArgsMaterial(c.tool, canonical))
+	return sealgate.Key(sealgate.ArgsMaterial(a.turn, c.tool, canonical))
 }
 
 // apply makes an outcome real: a release writes intent to the ledger and

@@ -57,8 +57,8 @@ func ev(t *testing.T, line string) sealgate.Event {
 	return sealgate.Event{}
 }
 
-func argsKey(tool, canonical string) string {
-	return sealgate.Key(sealgate.ArgsMaterial(tool, []byte(canonical)))
+func argsKey(turn, tool, canonical string) string {
+	return sealgate.Key(sealgate.ArgsMaterial(turn, tool, []byte(canonical)))
 }
 
 const saveSchema = `{"type":"object","required":["path","content"],"properties":{"path":{"type":"string"},"content":{"type":"string"}},"additionalProperties":false}`
@@ -98,7 +98,7 @@ func TestRunSeed(t *testing.T) {
 }
 
 func TestRunRelease(t *testing.T) {
-	k := argsKey("save_file", `{"content":"a\u001fb","path":"notes.md"}`)
+	k := argsKey("t1", "save_file", `{"content":"a\u001fb","path":"notes.md"}`)
 	run(t, "release compacted, escapes kept", saveCfg(), `
 		open r1 turn=t1
 		begin r1 item=0 call=c1 tool=save_file
@@ -159,11 +159,11 @@ func TestRunSealReasons(t *testing.T) {
 		end r1 item=1
 		close r1 status=complete`,
 		"@8 reject r1 item=0 reason=schema",
-		"@8 release r1 item=1 call=c2 tool=t key="+argsKey("t", `{"x":0.3}`)+` args={"x":0.30}`)
+		"@8 release r1 item=1 call=c2 tool=t key="+argsKey("t1", "t", `{"x":0.3}`)+` args={"x":0.30}`)
 }
 
 func TestRunDuplicateAndLedger(t *testing.T) {
-	k := argsKey("save_file", `{"content":"a","path":"notes.md"}`)
+	k := argsKey("t1", "save_file", `{"content":"a","path":"notes.md"}`)
 	rel := func(at, att, item, call, args string) string {
 		return "@" + at + " release " + att + " item=" + item + " call=" + call + " tool=save_file key=" + k + " args=" + args
 	}
@@ -181,7 +181,7 @@ func TestRunDuplicateAndLedger(t *testing.T) {
 		"@8 reject r1 item=1 reason=duplicate")
 	run(t, "duplicate across attempts, ack ok keeps it", saveCfg(), two+`
 		ack `+k+` ok
-		open r2 turn=t2
+		open r2 turn=t1
 		begin r2 item=0 call=c3 tool=save_file
 		delta r2 item=0 "{\"path\":\"notes.md\",\"content\":\"a\"}"
 		end r2 item=0
@@ -189,8 +189,18 @@ func TestRunDuplicateAndLedger(t *testing.T) {
 		rel("8", "r1", "0", "c1", `{"path":"notes.md","content":"a"}`),
 		"@8 reject r1 item=1 reason=duplicate",
 		"@14 reject r2 item=0 reason=duplicate")
-	again := `
+	run(t, "the same call in a later turn is a new action", saveCfg(), two+`
+		ack `+k+` ok
 		open r2 turn=t2
+		begin r2 item=0 call=c3 tool=save_file
+		delta r2 item=0 "{\"path\":\"notes.md\",\"content\":\"a\"}"
+		end r2 item=0
+		close r2 status=complete`,
+		rel("8", "r1", "0", "c1", `{"path":"notes.md","content":"a"}`),
+		"@8 reject r1 item=1 reason=duplicate",
+		"@14 release r2 item=0 call=c3 tool=save_file key="+argsKey("t2", "save_file", `{"content":"a","path":"notes.md"}`)+` args={"path":"notes.md","content":"a"}`)
+	again := `
+		open r2 turn=t1
 		begin r2 item=0 call=c3 tool=save_file
 		delta r2 item=0 "{\"path\":\"notes.md\",\"content\":\"a\"}"
 		end r2 item=0
@@ -227,7 +237,7 @@ func TestRunDuplicateAndLedger(t *testing.T) {
 	// digits beyond float64 precision collapse in the key, not in the release
 	n := sealgate.DefaultConfig()
 	n.Tools = []sealgate.Tool{{Name: "n", Schema: `{}`}}
-	kn := argsKey("n", `{"x":9007199254740992}`)
+	kn := argsKey("t1", "n", `{"x":9007199254740992}`)
 	run(t, "precision collapse", n, `
 		open r1 turn=t1
 		begin r1 item=0 call=c1 tool=n
@@ -418,15 +428,15 @@ func TestRunTooLarge(t *testing.T) {
 		delta r1 item=0 "aaa\"}"
 		end r1 item=0
 		close r1 status=complete`,
-		"@6 release r1 item=0 call=c1 tool=save_file key="+argsKey("save_file", `{"content":"aaaaaaaa","path":"notes.md"}`)+
+		"@6 release r1 item=0 call=c1 tool=save_file key="+argsKey("t1", "save_file", `{"content":"aaaaaaaa","path":"notes.md"}`)+
 			` args={"path":"notes.md","content":"aaaaaaaa"}`)
 }
 
 func TestRunAtomic(t *testing.T) {
 	cfg := saveCfg()
 	cfg.Batch = sealgate.Atomic
-	ka := argsKey("save_file", `{"content":"a","path":"notes.md"}`)
-	kb := argsKey("save_file", `{"content":"b","path":"notes.md"}`)
+	ka := argsKey("t1", "save_file", `{"content":"a","path":"notes.md"}`)
+	kb := argsKey("t1", "save_file", `{"content":"b","path":"notes.md"}`)
 	body := `
 		open r1 turn=t1
 		begin r1 item=0 call=c1 tool=save_file
@@ -464,7 +474,7 @@ func TestRunAtomic(t *testing.T) {
 		"@11 reject r1 item=0 reason=batch-aborted",
 		"@11 reject r1 item=1 reason=batch-aborted")
 	run(t, "reconcile counts as failing", cfg, `
-		open r0 turn=t0
+		open r0 turn=t1
 		begin r0 item=0 call=c0 tool=save_file
 		delta r0 item=0 "{\"path\":\"notes.md\",\"content\":\"a\"}"
 		end r0 item=0
@@ -480,8 +490,8 @@ func TestRunPerCall(t *testing.T) {
 	cfg.Release = sealgate.PerCall
 	cfg.Tools[0].Early = true
 	cfg.Tools = append(cfg.Tools, sealgate.Tool{Name: "late", Schema: `{}`})
-	ka := argsKey("save_file", `{"content":"a","path":"notes.md"}`)
-	kl := argsKey("late", `{}`)
+	ka := argsKey("t1", "save_file", `{"content":"a","path":"notes.md"}`)
+	kl := argsKey("t1", "late", `{}`)
 	body := `
 		open r1 turn=t1
 		begin r1 item=0 call=c1 tool=save_file
@@ -607,6 +617,6 @@ func TestRunHugeExponent(t *testing.T) {
 		delta r1 item=1 "{\"x\":0.0e-9999999}"
 		end r1 item=1
 		close r1 status=complete`,
-		"@8 release r1 item=0 call=c1 tool=n key="+argsKey("n", `{"x":0}`)+` args={"x":1e-1000001}`,
+		"@8 release r1 item=0 call=c1 tool=n key="+argsKey("t1", "n", `{"x":0}`)+` args={"x":1e-1000001}`,
 		"@8 reject r1 item=1 reason=duplicate")
 }
