@@ -348,12 +348,19 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"replay": func(t *rapid.T) {
 			// A retry or a duplicate dispatch: an attempt that closed
 			// complete is sent again, whole, in a new attempt of its turn
-			// (across a restart too: history survives it).
+			// (across a restart too: history survives it). Sometimes it
+			// is sent in a new turn instead: the agent repeats the same
+			// calls on purpose, which the args key lets run again.
 			if len(m.history) == 0 {
 				t.Skip("nothing to replay")
 			}
 			old := rapid.SampledFrom(m.history).Draw(t, "replayed")
-			a := m.open(t, old.turn)
+			turn := old.turn
+			if rapid.IntRange(0, 2).Draw(t, "new-turn") == 0 {
+				m.nextTurn++
+				turn = "t" + strconv.Itoa(m.nextTurn)
+			}
+			a := m.open(t, turn)
 			for _, e := range old.events[1:] {
 				e.Attempt = a.id
 				m.emit(t, a, e)
