@@ -25,6 +25,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"reduce", "-h"}, []string{"o"}},
 		{[]string{"power", "-h"}, []string{"seeds", "checks", "fuzz-cap", "fuzz-minimize", "fuzz-seeds", "techniques", "bugs", "out", "note"}},
 		{[]string{"help", "power"}, []string{"seeds", "note"}},
+		{[]string{"shared", "-h"}, nil},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tc.args, &out, &errb); code != 0 {
@@ -218,7 +219,7 @@ func TestSharedNotice(t *testing.T) {
 		t.Fatal("outside CI a missing ../shared stopped the run")
 	}
 	line := out.String()
-	for _, want := range []string{"JSONTestSuite", "vendor captures", "FuzzStrictJSON", "../shared", "SEALGATE_JSONTESTSUITE", "SEALGATE_VENDOR_FIXTURES"} {
+	for _, want := range []string{"JSONTestSuite", "vendor captures", "TestSealTextJSONTestSuite", "TestVendorCorpus", "TestModuleProxy", "../shared", "SEALGATE_JSONTESTSUITE", "SEALGATE_VENDOR_FIXTURES"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("the notice lacks %q: %s", want, line)
 		}
@@ -230,6 +231,9 @@ func TestSharedNotice(t *testing.T) {
 	out.Reset()
 	if sharedNotice(&out, &errb) || !strings.Contains(errb.String(), "CI=true") {
 		t.Errorf("in CI a missing ../shared did not stop the run: %q", errb.String())
+	}
+	if code := run([]string{"shared"}, &out, &errb); code != 1 {
+		t.Errorf("sealfuzz shared in CI without ../shared: exit %d, want 1", code)
 	}
 	t.Setenv("SEALGATE_JSONTESTSUITE", root)
 	t.Setenv("SEALGATE_VENDOR_FIXTURES", root)

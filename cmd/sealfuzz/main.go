@@ -21,6 +21,7 @@ const usage = `usage:
   sealfuzz reduce [-o OUT] FILE    reduce a failing .scn or testdata/fuzz input
   sealfuzz power [flags]           measure how fast each technique finds each zoo bug;
                                    writes docs/power/power.md and power.png
+  sealfuzz shared                  say which tests skip for want of ../shared
 
 Each command's -h lists its flags with their defaults. SEALGATE_FAULTS=BUG plants a
 zoo bug in the gate for the campaign, replay and reduce.
@@ -41,6 +42,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return reduceMain(args[1:], stdout, stderr)
 	case "power":
 		return powerMain(args[1:], stdout, stderr)
+	case "shared":
+		return sharedMain(args[1:], stdout, stderr)
 	case "help":
 		if len(args) > 1 && args[1] != "help" {
 			return run([]string{args[1], "-h"}, stdout, stderr)

@@ -35,9 +35,9 @@ type sharedData struct {
 
 var sharedFolders = []sharedData{
 	{"JSONTestSuite", "SEALGATE_JSONTESTSUITE", "jsontestsuite/test_parsing",
-		"FuzzStrictJSON's JSONTestSuite seeds, TestJSONTestSuite (root, gate)"},
+		"TestJSONTestSuite (root), TestSealTextJSONTestSuite (gate), FuzzStrictJSON's JSONTestSuite seeds"},
 	{"the vendor captures", "SEALGATE_VENDOR_FIXTURES", "vendor-fixtures",
-		"the wire fuzz targets' capture seeds, wire's capture tests, examples/gatestream's tests"},
+		"TestVendorCorpus and TestDerivedCorpus (wire), TestRunsOnlyReleases and TestModuleProxy (examples/gatestream), the wire fuzz targets' capture seeds"},
 }
 
 // missingShared lists the shared test data not found from the module root
@@ -82,4 +82,25 @@ func sharedNotice(stdout, stderr io.Writer) bool {
 	}
 	fmt.Fprintf(stdout, "sealfuzz: %s\n", line)
 	return true
+}
+
+// sharedMain is `sealfuzz shared`: the notice alone, for .ci/run.
+func sharedMain(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("shared", `usage: sealfuzz shared
+
+Checks for the test data read in place from ../shared (JSONTestSuite, the
+vendor captures). Without it, prints one line naming the tests that will skip
+and how to get it; with CI=true, that line is an error (exit 1).
+`, stderr)
+	if done, code := parseFlags(fs, args, stdout, stderr); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "sealfuzz shared: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if !sharedNotice(stdout, stderr) {
+		return 1
+	}
+	return 0
 }
