@@ -1,6 +1,7 @@
 package main
 
 import (
+	archivezip "archive/zip"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +81,7 @@ func writeProxy(t *testing.T, root string) string {
 	if err := moduleZip(&z, root, proxiedAs); err != nil {
 		t.Fatal(err)
 	}
+	checkZip(t, z.Bytes())
 	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +96,43 @@ func writeProxy(t *testing.T, root string) string {
 		}
 	}
 	return "file://" + filepath.ToSlash(proxy)
+}
+
+// checkZip holds the module zip to what the go command would publish: the
+// root go.mod, no VCS metadata (in this worktree .git is a file), no nested
+// module (the campaign's fake target under cmd/sealfuzz/testdata has its
+// own go.mod), no vendored package.
+func checkZip(t *testing.T, b []byte) {
+	t.Helper()
+	zr, err := archivezip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := modulePath + "@" + proxiedAs + "/"
+	var names []string
+	for _, f := range zr.File {
+		name, ok := strings.CutPrefix(f.Name, prefix)
+		if !ok {
+			t.Fatalf("zip entry %s is outside %s", f.Name, prefix)
+		}
+		names = append(names, name)
+		for _, seg := range strings.Split(name, "/") {
+			if seg == ".git" || seg == ".hg" || seg == ".svn" || seg == ".bzr" {
+				t.Errorf("zip holds VCS metadata: %s", name)
+			}
+		}
+		if strings.HasPrefix(name, "cmd/sealfuzz/testdata/fake/") {
+			t.Errorf("zip holds the nested module's file %s", name)
+		}
+		if _, pkg, ok := strings.Cut("/"+name, "/vendor/"); ok && strings.Contains(pkg, "/") {
+			t.Errorf("zip holds a vendored package's file %s", name)
+		}
+	}
+	for _, want := range []string{"go.mod", "LICENSE", "docs/SPEC.md", "gate/gate.go", "examples/gatestream/main.go"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("zip lacks %s", want)
+		}
+	}
 }
 
 // TestModuleProxy is the adoption path without a replace directive: the
