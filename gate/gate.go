@@ -1,6 +1,8 @@
 // Package gate is the commit line for streamed tool calls: it takes the
-// normalized events of SPEC.md section 2 and releases a call's arguments to
-// an executor only after the seal of section 5. It retains each call's raw
+// normalized events of the contract's section 2 (docs/SPEC.md in this
+// module, https://github.com/sealgate/sealgate/blob/main/docs/SPEC.md) and
+// releases a call's arguments to an executor only after the seal of section
+// 5. It retains each call's raw
 // bytes within the configured limits and frees them as soon as the call is
 // decided; previews are built incrementally and are a separate type that the
 // release path never accepts.

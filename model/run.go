@@ -1,4 +1,4 @@
-// Package model is the reference model of sealgate: SPEC.md as the plainest
+// Package model is the reference model of sealgate: docs/SPEC.md as the plainest
 // Go, re-scanning and re-parsing instead of being clever, so that the real
 // gate can be compared with something obviously right. It never imports the
 // gate.

@@ -1,5 +1,6 @@
 // Package zoo is a bug zoo: real gates, each broken in one way that a real
-// agent was broken (../shared/research/real-bugs.md), so that the suite's
+// agent was broken (the project's research notes, shared/research/real-bugs.md,
+// not shipped with the module), so that the suite's
 // detection power can be measured rather than asserted. Every bug is the
 // real gate with one switch of internal/faults turned on: the same code,
 // one targeted change, and no way for a user of package gate to reach it.

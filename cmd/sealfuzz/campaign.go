@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/zoo"
 )
 
 // The campaign: build one instrumented test binary, rotate the fuzz targets
@@ -38,6 +41,8 @@ type campaign struct {
 	minimize  time.Duration // go fuzz's -fuzzminimizetime (0: off)
 	seed      int64         // SEALGATE_FUZZ_SEED, which picks FuzzGateVsModel's generic seeds
 	cacheRoot string        // fuzz caches here instead of go's (tests start from nothing)
+
+	report *reporter // progress off a terminal
 
 	where  map[string]*fuzzPkg // target name -> its package
 	stats  map[string]*targetStats
@@ -69,8 +74,18 @@ type failure struct {
 	note    string
 }
 
+const campaignSynopsis = `usage: sealfuzz [flags]
+
+The fuzzing campaign: builds one instrumented test binary per package with fuzz
+targets, rotates the targets through time slices until -for is up, and reduces
+each new failure into -regress/CHECK.scn. Every target it runs gets at least one
+whole slice; with too little time for all of them it says so and runs fewer.
+SEALGATE_FAULTS=BUG plants a zoo bug in the gate under test.
+
+` + usage
+
 func campaignMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("sealfuzz", stderr)
+	fs := newFlagSet("sealfuzz", campaignSynopsis, stderr)
 	total := fs.Duration("for", 10*time.Minute, "how long the whole campaign runs (e.g. 8h overnight)")
 	slice := fs.Duration("slice", 0, "time per target per turn (default: -for / (2 x targets), between 10s and 5m)")
 	targets := fs.String("targets", "", "comma-separated fuzz targets (default: every Fuzz* target)")
@@ -79,8 +94,8 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	minimize := fs.Duration("minimize", 5*time.Second, "time go fuzz may spend minimizing each new input; 0 turns it off (go's default, 60s, stalls slow targets; sealfuzz reduces failures itself)")
 	regress := fs.String("regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
 	stopFirst := fs.Bool("stop", false, "stop at the first failure")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if done, code := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "sealfuzz: unexpected argument %q\n%s", fs.Arg(0), usage)
@@ -93,6 +108,18 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	seed, err := gen.SeedFromEnv()
 	if err != nil {
 		fmt.Fprintf(stderr, "sealfuzz: %v\n", err)
+		return 2
+	}
+	// The fuzz workers and the reducer read SEALGATE_FAULTS themselves; a
+	// name they do not know is refused here, before anything is built.
+	if _, err := zoo.FromEnv(); err != nil {
+		fmt.Fprintf(stderr, "sealfuzz: %v\n", err)
+		return 2
+	}
+	if bug := os.Getenv(zoo.FaultsEnv); bug != "" {
+		fmt.Fprintf(stdout, "planted zoo bug %q in the gate under test (%s)\n", bug, zoo.FaultsEnv)
+	}
+	if !sharedNotice(stdout, stderr) {
 		return 2
 	}
 	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress, stop: *stopFirst, minimize: *minimize,
@@ -166,20 +193,40 @@ func (c *campaign) run(ctx context.Context) error {
 	if c.slice <= 0 {
 		c.slice = min(max(c.total/time.Duration(2*len(c.targets)), 10*time.Second), 5*time.Minute)
 	}
+	var left []string
+	c.targets, left = planTargets(c.targets, c.total, c.slice)
+	if len(left) > 0 {
+		fmt.Fprintf(c.stdout, "-for %v holds %d slices of %v: fuzzing %d of %d targets; not fuzzed: %s (give -for %v or more, or a shorter -slice, to run them all)\n",
+			c.total, len(c.targets), c.slice, len(c.targets), len(c.targets)+len(left), strings.Join(left, ", "),
+			c.slice*time.Duration(len(c.targets)+len(left)))
+	}
 	fmt.Fprintf(c.stdout, "fuzzing %s for %v, %v per turn\n", strings.Join(c.targets, ", "), c.total, c.slice)
-	deadline := time.Now().Add(c.total)
+	start := time.Now()
+	deadline := start.Add(c.total)
+	c.report = &reporter{every: progressEvery, now: time.Now, last: start, start: start}
 	for turn := 0; ctx.Err() == nil; turn++ {
 		left := time.Until(deadline)
 		// A slice too short for go fuzz to gather its baseline coverage
 		// ends in "context deadline exceeded", which is no finding.
-		if left < minSlice || len(c.broken) == len(c.targets) || c.stop && len(c.fails) > 0 {
+		if len(c.broken) == len(c.targets) || c.stop && len(c.fails) > 0 {
+			break
+		}
+		if left < minSlice && turn >= len(c.targets) {
 			break
 		}
 		t := c.targets[turn%len(c.targets)]
 		if c.broken[t] {
 			continue
 		}
-		if err := c.fuzzSlice(ctx, t, min(c.slice, left), deadline); err != nil {
+		d := min(c.slice, left)
+		if turn < len(c.targets) {
+			// The first turn of each target is whole, even when the
+			// slices before it ran over (start-up, baseline coverage):
+			// planTargets promised it, and a cut first turn reads as
+			// "fuzzed, nothing found".
+			d = c.slice
+		}
+		if err := c.fuzzSlice(ctx, t, d, deadline); err != nil {
 			fmt.Fprintf(c.stderr, "%s: %v\n", t, err)
 		}
 	}
@@ -270,6 +317,17 @@ func pickTargets(all, want []string) ([]string, error) {
 	return out, nil
 }
 
+// planTargets keeps the targets that get at least one whole slice in
+// total, in order, and returns the rest: a target is never given 0 s.
+func planTargets(targets []string, total, slice time.Duration) (run, left []string) {
+	fit := int(total / slice)
+	if fit >= len(targets) {
+		return targets, nil
+	}
+	fit = max(fit, 1)
+	return targets[:fit], targets[fit:]
+}
+
 // fuzzCache is where go test keeps a package's generated corpus, so that a
 // campaign builds on earlier ones (and `go clean -fuzzcache` clears it).
 func fuzzCache(dir string) (string, error) {
@@ -277,8 +335,29 @@ func fuzzCache(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("go env GOCACHE: %v", err)
 	}
-	abs, _ := filepath.Abs(dir)
-	return filepath.Join(strings.TrimSpace(string(out)), "fuzz", "sealfuzz", filepath.Base(abs)), nil
+	return fuzzCacheIn(strings.TrimSpace(string(out)), dir)
+}
+
+// fuzzCacheIn names a package's fuzz cache under gocache: a folder per
+// checkout, keyed by a hash of the module root's absolute path (two
+// checkouts in folders of the same name must not share a cache), then the
+// package's path inside the module.
+func fuzzCacheIn(gocache, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	root, err := moduleRoot(abs)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(root))
+	key := filepath.Base(root) + "-" + hex.EncodeToString(sum[:8])
+	return filepath.Join(gocache, "fuzz", "sealfuzz", key, rel), nil
 }
 
 // runFuzzer runs a fuzzing test binary in dir, with extra environment,
@@ -336,14 +415,13 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	var tail []string // the failure message, for targets we cannot reduce
 	var execs int64
 	newInt := 0
-	lastPrint := time.Time{}
 	start := time.Now()
 	runErr := runFuzzer(ctx, p.bin, p.dir, nil, args, func(line string) {
 		if m := progressRE.FindStringSubmatch(line); m != nil {
 			execs, _ = strconv.ParseInt(m[1], 10, 64)
 			rate, _ := strconv.Atoi(m[2])
 			newInt, _ = strconv.Atoi(m[3])
-			c.progress(target, time.Since(start), execs+st.execs, rate, newInt+st.newInt, st.fails, deadline, &lastPrint)
+			c.progress(target, st.elapsed+time.Since(start), execs+st.execs, rate, newInt+st.newInt, deadline)
 		}
 		if m := failedRE.FindStringSubmatch(line); m != nil {
 			crasher = m[1]
@@ -394,23 +472,72 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	return nil
 }
 
-func (c *campaign) progress(target string, el time.Duration, execs int64, rate, newInt, fails int, deadline time.Time, last *time.Time) {
-	line := fmt.Sprintf("%-34s %8s  execs %-10d %6d/s  new %-5d failures %-3d  (%v left)",
-		target, el.Round(time.Second), execs, rate, newInt, len(c.fails), time.Until(deadline).Round(time.Second))
+// progress reports one target's totals so far (el and execs both over
+// every slice it had). On a terminal it is a live line at go fuzz's own
+// pace, with go fuzz's current rate; in a log the reporter prints a line
+// every progressEvery with counts and rates over that interval.
+func (c *campaign) progress(target string, el time.Duration, execs int64, rate, newInt int, deadline time.Time) {
 	if c.terminal {
-		fmt.Fprintf(c.stdout, "\r%s\x1b[K", line)
+		fmt.Fprintf(c.stdout, "\r%-34s %8s  execs %-10d %6d/s  new %-5d failures %-3d  (%v left)\x1b[K",
+			target, el.Round(time.Second), execs, rate, newInt, len(c.fails), time.Until(deadline).Round(time.Second))
 		return
 	}
-	if time.Since(*last) >= 30*time.Second {
-		fmt.Fprintln(c.stdout, line)
-		*last = time.Now()
+	if c.report == nil {
+		return
 	}
+	if line, ok := c.report.observe(target, execs, newInt, len(c.fails)); ok {
+		fmt.Fprintf(c.stdout, "%s  (%v left)\n", line, time.Until(deadline).Round(time.Second))
+	}
+}
+
+// progressEvery is how often a campaign off a terminal reports.
+const progressEvery = 30 * time.Second
+
+// reporter turns the running totals of the targets into interval lines:
+// each line counts what happened since the previous one and divides by the
+// time since the previous one, so counts and rates cover the same interval
+// whatever the slices and their boundaries.
+type reporter struct {
+	every time.Duration
+	now   func() time.Time
+	start time.Time
+	last  time.Time        // when the previous line was printed
+	execs map[string]int64 // each target's total at the last observation
+	news  map[string]int
+	// at the previous line:
+	sumExecs int64
+	sumNew   int
+}
+
+// observe takes a target's totals so far and returns a line when one is due.
+func (r *reporter) observe(target string, execs int64, newInputs, fails int) (string, bool) {
+	if r.execs == nil {
+		r.execs, r.news = map[string]int64{}, map[string]int{}
+	}
+	r.execs[target], r.news[target] = execs, newInputs
+	now := r.now()
+	span := now.Sub(r.last)
+	if span < r.every {
+		return "", false
+	}
+	var sumExecs int64
+	sumNew := 0
+	for t, e := range r.execs {
+		sumExecs += e
+		sumNew += r.news[t]
+	}
+	dExecs, dNew := sumExecs-r.sumExecs, sumNew-r.sumNew
+	r.last, r.sumExecs, r.sumNew = now, sumExecs, sumNew
+	return fmt.Sprintf("%8s  last %v: %d execs (%.0f/s), %d new inputs; total %d execs, %d new inputs, %d failures; now %s",
+		now.Sub(r.start).Round(time.Second), span.Round(time.Second), dExecs, float64(dExecs)/span.Seconds(), dNew,
+		sumExecs, sumNew, fails, target), true
 }
 
 func (c *campaign) summary() {
 	fmt.Fprintln(c.stdout, "\nsummary:")
 	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "target\ttime\texecs\texecs/s\tnew inputs\tfailures\t")
+	var sum targetStats
 	for _, t := range c.targets {
 		st := c.stats[t]
 		if st == nil {
@@ -421,7 +548,16 @@ func (c *campaign) summary() {
 			rate = int64(float64(st.execs) / s)
 		}
 		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%d\t%d\t\n", t, st.elapsed.Round(time.Second), st.execs, rate, st.newInt, st.fails)
+		sum.elapsed += st.elapsed
+		sum.execs += st.execs
+		sum.newInt += st.newInt
+		sum.fails += st.fails
 	}
+	rate := int64(0)
+	if s := sum.elapsed.Seconds(); s > 0 {
+		rate = int64(float64(sum.execs) / s)
+	}
+	fmt.Fprintf(w, "total\t%v\t%d\t%d\t%d\t%d\t\n", sum.elapsed.Round(time.Second), sum.execs, rate, sum.newInt, sum.fails)
 	w.Flush()
 	if len(c.fails) == 0 {
 		fmt.Fprintln(c.stdout, "no failures")

@@ -144,3 +144,31 @@ func TestGoFuzzCatchesUnbounded(t *testing.T) {
 	}
 	t.Logf("reduced scenario:\n%s", s.Format())
 }
+
+// TestCampaignTooLittleTime: with time for one slice and two targets, the
+// campaign says so, runs one target for a whole slice, and lists only it.
+func TestCampaignTooLittleTime(t *testing.T) {
+	needGo(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "fake"), dir)
+	var out, errb bytes.Buffer
+	c := &campaign{dir: dir, total: 4 * time.Second, slice: 3 * time.Second, targets: []string{"FuzzPasses", "FuzzFails"},
+		regress: filepath.Join(dir, "regress"), stdout: &out, stderr: &errb, stats: map[string]*targetStats{}, broken: map[string]bool{},
+		cacheRoot: t.TempDir()}
+	if err := c.run(context.Background()); err != nil {
+		t.Fatalf("campaign: %v\n%s", err, errb.String())
+	}
+	report := out.String()
+	if !strings.Contains(report, "fuzzing 1 of 2 targets; not fuzzed: FuzzFails") {
+		t.Errorf("the campaign does not say it runs fewer targets:\n%s", report)
+	}
+	if len(c.targets) != 1 || c.stats["FuzzFails"] != nil {
+		t.Errorf("targets %v, stats %v: want FuzzPasses alone", c.targets, c.stats)
+	}
+	if st := c.stats["FuzzPasses"]; st == nil || st.elapsed < 3*time.Second {
+		t.Errorf("FuzzPasses did not get a whole slice: %+v\n%s", st, report)
+	}
+	if strings.Contains(report[strings.Index(report, "summary:"):], "FuzzFails") {
+		t.Errorf("the summary lists a target that never ran:\n%s", report)
+	}
+}

@@ -5,33 +5,26 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 )
 
 const usage = `usage:
-  sealfuzz [-for 10m] [-targets FuzzA,wire/FuzzB] [-slice D] [-workers N] [-stop] [-dir PKG]
-                                   the fuzzing campaign (the main job); failures are
+  sealfuzz [flags]                 the fuzzing campaign (the main job); failures are
                                    reduced into corpus/regress/CHECK.scn
   sealfuzz replay [flags] PATH...  replay .scn files (folders are searched for *.scn)
   sealfuzz reduce [-o OUT] FILE    reduce a failing .scn or testdata/fuzz input
-  sealfuzz power [-seeds 10] [-fuzz-seeds N] [-checks 100] [-fuzz-cap 60s] [-fuzz-minimize 0]
-                 [-techniques rapid,gofuzz,corpus] [-bugs a,b] [-note TEXT] [-out DIR]
-                                   measure how fast each technique finds each zoo bug;
+  sealfuzz power [flags]           measure how fast each technique finds each zoo bug;
                                    writes docs/power/power.md and power.png
+  sealfuzz shared                  say which tests skip for want of ../shared
 
-replay flags:
-  -print    print only the gate's decision lines, in the SPEC format
-  -model    with -print: print the model's decisions instead
-  -update   rewrite each file's expected part, only where gate and model agree
-  -wire P   decode FILE as a vendor body (P: openai-responses, openai-chat, anthropic,
-            gemini; .jsonl files are one payload per line) and print it as a .scn:
-            configuration, decoded events, ----, the gate's decisions
-  -config F with -wire: take the configuration lines of the .scn file F; without it
-            every tool in the stream is declared {"type":"object"} with no rule
+Each command's -h lists its flags with their defaults. SEALGATE_FAULTS=BUG plants a
+zoo bug in the gate for the campaign, replay and reduce.
 `
 
 func main() {
@@ -49,13 +42,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return reduceMain(args[1:], stdout, stderr)
 	case "power":
 		return powerMain(args[1:], stdout, stderr)
+	case "shared":
+		return sharedMain(args[1:], stdout, stderr)
 	case "help":
-		fmt.Fprint(stdout, usage)
-		return 0
+		if len(args) > 1 && args[1] != "help" {
+			return run([]string{args[1], "-h"}, stdout, stderr)
+		}
+		return campaignMain([]string{"-h"}, stdout, stderr)
 	}
 	if isHelp(args[0]) {
-		fmt.Fprint(stdout, usage)
-		return 0
+		return campaignMain(args[:1], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "sealfuzz: unknown command %q\n%s", args[0], usage)
 	return 2
@@ -63,9 +59,53 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet makes a command's flag set. Its help (-h) goes to stdout and
+// exits 0; a flag error prints the same help to stderr.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.Usage = func() {}
+	helpText[fs] = synopsis
 	return fs
+}
+
+// helpText holds each flag set's synopsis, for printHelp.
+var helpText = map[*flag.FlagSet]string{}
+
+// parseFlags parses args; done is true when the command should stop now,
+// with code (0 after -h, 2 after a bad flag).
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (done bool, code int) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return false, 0
+	case errors.Is(err, flag.ErrHelp):
+		printHelp(stdout, fs)
+		return true, 0
+	default:
+		printHelp(stderr, fs)
+		return true, 2
+	}
+}
+
+// printHelp writes a command's synopsis and every one of its flags with its
+// default, zero defaults included (flag.PrintDefaults leaves those out).
+func printHelp(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, helpText[fs])
+	fmt.Fprintln(w, "\nflags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, text := flag.UnquoteUsage(f)
+		def := f.DefValue
+		if typ == "string" {
+			def = strconv.Quote(def)
+		}
+		if typ == "" {
+			typ = "(bool)"
+		}
+		text = strings.ReplaceAll(text, "\n", "\n    \t")
+		if !strings.Contains(text, "(default") { // else the text says what the zero value means
+			text += " (default " + def + ")"
+		}
+		fmt.Fprintf(w, "  -%s %s\n    \t%s\n", f.Name, typ, text)
+	})
 }

@@ -60,7 +60,11 @@ type power struct {
 }
 
 func powerMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("power", stderr)
+	fs := newFlagSet("power", `usage: sealfuzz power [flags]
+
+Measures how fast each technique (rapid, go fuzz, the corpus) finds each zoo
+bug, over seeds, and writes power.md and power.png into -out.
+`, stderr)
 	seeds := fs.Int("seeds", 10, "runs per bug and randomized technique")
 	checks := fs.Int("checks", 100, "rapid runs per seed (rapid's default count)")
 	fuzzCap := fs.Duration("fuzz-cap", 60*time.Second, "time cap of one go fuzz run")
@@ -70,8 +74,8 @@ func powerMain(args []string, stdout, stderr io.Writer) int {
 	bugs := fs.String("bugs", "", "comma-separated zoo bugs (default: all)")
 	out := fs.String("out", filepath.Join("docs", "power"), "folder for power.md and power.png")
 	note := fs.String("note", "", "a line to print under the table (the machine, its load)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if done, code := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if *fuzzSeeds <= 0 {
 		*fuzzSeeds = *seeds

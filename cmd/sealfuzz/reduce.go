@@ -118,10 +118,15 @@ func reduceFile(path string) ([]byte, *reduce.Result, error) {
 }
 
 func reduceMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("reduce", stderr)
+	fs := newFlagSet("reduce", `usage: sealfuzz reduce [flags] FILE
+
+Shrinks a failing input (a .scn file, or a go fuzz input under
+testdata/fuzz/TARGET/) to a short scenario that fails the same check.
+SEALGATE_FAULTS=BUG reduces against the gate with that zoo bug planted.
+`, stderr)
 	out := fs.String("o", "", "write the reduced scenario here instead of standard output")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if done, code := parseFlags(fs, args, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintf(stderr, "sealfuzz reduce: want one FILE\n%s", usage)

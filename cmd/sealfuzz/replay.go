@@ -9,20 +9,38 @@ import (
 
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/zoo"
 )
 
 func replayMain(args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("replay", stderr)
-	printOnly := fset.Bool("print", false, "print only the gate's decisions")
-	useModel := fset.Bool("model", false, "with -print, print the model's decisions")
-	update := fset.Bool("update", false, "rewrite expected decisions where gate and model agree")
-	wireName := fset.String("wire", "", "decode FILE as a vendor body: openai-responses, openai-chat, anthropic or gemini")
-	config := fset.String("config", "", "with -wire: take the configuration lines of this .scn file")
-	if err := fset.Parse(args); err != nil {
+	fset := newFlagSet("replay", `usage: sealfuzz replay [flags] PATH...
+
+Replays .scn files (folders are searched for *.scn) through the gate and the
+reference model, and checks both against each file's expected decisions.
+SEALGATE_FAULTS=BUG replays against the gate with that zoo bug planted.
+`, stderr)
+	printOnly := fset.Bool("print", false, "print only the gate's decision lines, in the SPEC format")
+	useModel := fset.Bool("model", false, "with -print: print the model's decisions instead")
+	update := fset.Bool("update", false, "rewrite each file's expected part, only where gate and model agree")
+	wireName := fset.String("wire", "", "decode FILE as a vendor body (openai-responses, openai-chat, anthropic or\ngemini; .jsonl files are one payload per line) and print it as a .scn:\nconfiguration, decoded events, ----, the gate's decisions")
+	config := fset.String("config", "", "with -wire: take the configuration lines of this .scn file; without it every\ntool in the stream is declared {\"type\":\"object\"} with no rule")
+	if done, code := parseFlags(fset, args, stdout, stderr); done {
+		return code
+	}
+	chk, err := zoo.FromEnv()
+	if err != nil {
+		fmt.Fprintf(stderr, "sealfuzz replay: %v\n", err)
 		return 2
 	}
+	if bug := os.Getenv(zoo.FaultsEnv); bug != "" {
+		if *update {
+			fmt.Fprintf(stderr, "sealfuzz replay: -update with %s=%s would write a broken gate's decisions; unset it\n", zoo.FaultsEnv, bug)
+			return 2
+		}
+		fmt.Fprintf(stderr, "replaying against the gate with zoo bug %q planted (%s)\n", bug, zoo.FaultsEnv)
+	}
 	if *wireName != "" {
-		return wireMain(*wireName, *config, *printOnly, fset.Args(), stdout, stderr)
+		return wireMain(chk, *wireName, *config, *printOnly, fset.Args(), stdout, stderr)
 	}
 	if *config != "" {
 		fmt.Fprintln(stderr, "sealfuzz replay: -config goes with -wire")
@@ -46,11 +64,11 @@ func replayMain(args []string, stdout, stderr io.Writer) int {
 		var ok bool
 		switch {
 		case *printOnly:
-			ok = printDecisions(f, *useModel, stdout, stderr)
+			ok = printDecisions(chk, f, *useModel, stdout, stderr)
 		case *update:
-			ok = updateFile(f, stdout, stderr)
+			ok = updateFile(chk, f, stdout, stderr)
 		default:
-			ok = replayFile(f, stdout, stderr)
+			ok = replayFile(chk, f, stdout, stderr)
 		}
 		if !ok {
 			failed++
@@ -86,18 +104,19 @@ func scenarioFiles(paths []string) ([]string, error) {
 	return out, nil
 }
 
-func load(path string, stderr io.Writer) (*scn.Scenario, check.Result, bool) {
+// load parses a scenario and runs it through chk's gate and the model.
+func load(chk *check.Checker, path string, stderr io.Writer) (*scn.Scenario, check.Result, bool) {
 	s, err := scn.ParseFile(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "INVALID %v\n", err)
 		return nil, check.Result{}, false
 	}
-	return s, check.RunScenario(s), true
+	return s, chk.RunScenario(s), true
 }
 
 // printDecisions prints one implementation's decision lines and nothing else.
-func printDecisions(path string, useModel bool, stdout, stderr io.Writer) bool {
-	_, r, ok := load(path, stderr)
+func printDecisions(chk *check.Checker, path string, useModel bool, stdout, stderr io.Writer) bool {
+	_, r, ok := load(chk, path, stderr)
 	if !ok {
 		return false
 	}
@@ -114,8 +133,8 @@ func printDecisions(path string, useModel bool, stdout, stderr io.Writer) bool {
 }
 
 // replayFile checks gate against model and both against the file.
-func replayFile(path string, stdout, stderr io.Writer) bool {
-	s, r, ok := load(path, stderr)
+func replayFile(chk *check.Checker, path string, stdout, stderr io.Writer) bool {
+	s, r, ok := load(chk, path, stderr)
 	if !ok {
 		return false
 	}
@@ -145,8 +164,8 @@ func replayFile(path string, stdout, stderr io.Writer) bool {
 
 // updateFile rewrites the expected part of a file from the gate's output,
 // only when the model agrees; the rest of the file is kept byte for byte.
-func updateFile(path string, stdout, stderr io.Writer) bool {
-	_, r, ok := load(path, stderr)
+func updateFile(chk *check.Checker, path string, stdout, stderr io.Writer) bool {
+	_, r, ok := load(chk, path, stderr)
 	if !ok {
 		return false
 	}

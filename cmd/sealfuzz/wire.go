@@ -16,7 +16,7 @@ import (
 // wireMain decodes one vendor body and prints it as a scenario: the
 // configuration, the decoded events, "----", then the decisions; with
 // -print, the decisions alone. Gate and model must agree.
-func wireMain(proto, config string, printOnly bool, files []string, stdout, stderr io.Writer) int {
+func wireMain(chk *check.Checker, proto, config string, printOnly bool, files []string, stdout, stderr io.Writer) int {
 	p, err := wire.ParseProtocol(proto)
 	if err != nil {
 		fmt.Fprintf(stderr, "sealfuzz replay: %v\n", err)
@@ -58,7 +58,7 @@ func wireMain(proto, config string, printOnly bool, files []string, stdout, stde
 		r.Gate = []sealgate.Decision{{Kind: sealgate.Refused, Text: cfgErr.Error()}}
 		r.Model = r.Gate
 	} else {
-		r = check.Run(cfg, events)
+		r = chk.Run(cfg, events)
 	}
 	var b strings.Builder
 	if !printOnly {

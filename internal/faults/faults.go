@@ -11,7 +11,8 @@ import (
 )
 
 // Set is a choice of bugs; the zero Set is the correct gate. Each switch
-// reproduces one failure pattern of ../shared/research/real-bugs.md, and
+// reproduces one failure pattern of the project's research notes
+// (shared/research/real-bugs.md, not shipped with the module), and
 // package zoo says which findings.
 type Set struct {
 	// ReleaseAtEnd decides every call at its own end, as if every tool
