@@ -90,6 +90,8 @@ type analysis struct {
 	peeks []peekRec
 	// unknown-ack lines by event, to tell accepted acks from refused ones.
 	ackRefused map[int]bool
+	// orphans are releases that name no call of a live attempt.
+	orphans []sealgate.Decision
 }
 
 type peekRec struct {
@@ -106,6 +108,10 @@ var poisoning = map[sealgate.AnomalyKind]bool{
 
 func analyze(t *Trace) *analysis {
 	a := &analysis{t: t, byEvent: t.byEvent(), ackRefused: map[int]bool{}}
+	shape := a.byEvent
+	if t.Shape != nil {
+		shape = byEvent(t.Shape, len(t.Events))
+	}
 	epoch := 0
 	byID := map[string]*attemptRec{} // current epoch
 	used := map[string]bool{}
@@ -115,7 +121,7 @@ func analyze(t *Trace) *analysis {
 		a.epochOf = append(a.epochOf, epoch)
 		hasAnomaly := false
 		var pending *callRec // the call a delta may append to
-		for _, d := range ds {
+		for _, d := range shape[i] {
 			if d.Kind == sealgate.Anomaly {
 				hasAnomaly = true
 				if d.Anomaly == sealgate.UnknownAck {
@@ -192,18 +198,23 @@ func analyze(t *Trace) *analysis {
 			}
 			a.peeks = append(a.peeks, peekRec{at: at, call: c, liveCall: liveCall})
 		}
-		// Decisions of this event: poisoning, verdicts, compensations.
+		// Decisions of this event: poisoning (from the stream's shape),
+		// verdicts, compensations.
+		for _, d := range shape[i] {
+			if r := byID[d.Attempt]; r != nil && d.Kind == sealgate.Anomaly && poisoning[d.Anomaly] && r.state == live {
+				down(r, true)
+				r.state = dead
+			}
+		}
 		for _, d := range ds {
 			r := byID[d.Attempt]
 			if r == nil {
+				if d.Kind == sealgate.Release {
+					a.orphans = append(a.orphans, d)
+				}
 				continue
 			}
 			switch d.Kind {
-			case sealgate.Anomaly:
-				if poisoning[d.Anomaly] && r.state == live {
-					down(r, true)
-					r.state = dead
-				}
 			case sealgate.Release, sealgate.Reject, sealgate.Reconcile:
 				if c := r.callsByID[d.Item]; c != nil {
 					c.verdicts = append(c.verdicts, d)
@@ -211,6 +222,8 @@ func analyze(t *Trace) *analysis {
 						dd := d
 						c.released = &dd
 					}
+				} else if d.Kind == sealgate.Release {
+					a.orphans = append(a.orphans, d)
 				}
 			case sealgate.Compensate:
 				if c := r.callsByID[d.Item]; c != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/sealgate/sealgate"
 )
@@ -32,6 +33,25 @@ func Rechunk(events []sealgate.Event, cut func(n int) []int) ([]sealgate.Event, 
 		}
 	}
 	return out, from
+}
+
+// joinSplitRunes merges back every piece of one re-split delta that starts
+// with a UTF-8 continuation byte into the piece before it, so that no new
+// boundary falls inside a rune.
+func joinSplitRunes(events []sealgate.Event, from []int) ([]sealgate.Event, []int) {
+	var out []sealgate.Event
+	var outFrom []int
+	for i, ev := range events {
+		n := len(out)
+		if n > 0 && ev.Kind == sealgate.Delta && outFrom[n-1] == from[i] && len(ev.Bytes) > 0 && !utf8.RuneStart(ev.Bytes[0]) {
+			prev := out[n-1]
+			prev.Bytes = append(append([]byte(nil), prev.Bytes...), ev.Bytes...)
+			out[n-1] = prev
+			continue
+		}
+		out, outFrom = append(out, ev), append(outFrom, from[i])
+	}
+	return out, outFrom
 }
 
 // SingleBytes cuts a fragment into one-byte pieces: every boundary at once,
@@ -74,10 +94,19 @@ func hitLimit(ds []sealgate.Decision) bool {
 // original events, equal the original's. Pieces of one refused delta that
 // each draw the same no-open or after-close line count once.
 func (c *Checker) CheckChunking(cfg sealgate.Config, events []sealgate.Event, orig []sealgate.Decision, cut func(int) []int) error {
+	return c.chunking(cfg, events, orig, cut, false)
+}
+
+// chunking is CheckChunking; runeSafe keeps every piece boundary at a rune
+// boundary, for a subject that cannot carry a split rune.
+func (c *Checker) chunking(cfg sealgate.Config, events []sealgate.Event, orig []sealgate.Decision, cut func(int) []int, runeSafe bool) error {
 	if hitLimit(orig) {
 		return nil
 	}
 	split, from := Rechunk(events, cut)
+	if runeSafe {
+		split, from = joinSplitRunes(split, from)
+	}
 	if len(split) == len(events) {
 		return nil
 	}
