@@ -45,12 +45,16 @@ func (c *Checker) All(cfg sealgate.Config, events []sealgate.Event) error {
 	if err := Invariants(t); err != nil {
 		return err
 	}
+	shape := t.Decisions
+	if t.Shape != nil {
+		shape = t.Shape
+	}
 	runeSafe := !t.Caps.Full && !t.Caps.SplitRunes
-	if err := c.chunking(cfg, t.Events, t.Decisions, SingleBytes, runeSafe); err != nil {
+	if err := c.chunking(cfg, t.Events, t.Decisions, shape, SingleBytes, runeSafe); err != nil {
 		return err
 	}
-	if err := c.chunking(cfg, t.Events, t.Decisions, RandomCuts(int64(len(t.Events))), runeSafe); err != nil {
+	if err := c.chunking(cfg, t.Events, t.Decisions, shape, RandomCuts(int64(len(t.Events))), runeSafe); err != nil {
 		return err
 	}
-	return c.CheckIsolation(cfg, t.Events, t.Decisions)
+	return c.isolation(cfg, t.Events, t.Decisions, shape)
 }

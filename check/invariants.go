@@ -299,7 +299,7 @@ func accountability(a *analysis) (int, string) {
 		if len(c.verdicts) > 1 {
 			return c.verdicts[1].At, fmt.Sprintf("%s item %s got a second verdict %s after %s", c.attempt.id, c.item, c.verdicts[1], c.verdicts[0])
 		}
-		if down := c.attempt.downAt; down != 0 && a.t.Caps.Emits(sealgate.Reject) && !c.decidedBy(down) {
+		if down := c.attempt.downAt; down != 0 && verdicts(a.t.Caps) && !c.decidedBy(down) {
 			return down, fmt.Sprintf("attempt %s stopped being live, but its call item %s has no verdict", c.attempt.id, c.item)
 		}
 		return 0, ""

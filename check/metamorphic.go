@@ -94,13 +94,15 @@ func hitLimit(ds []sealgate.Decision) bool {
 // original events, equal the original's. Pieces of one refused delta that
 // each draw the same no-open or after-close line count once.
 func (c *Checker) CheckChunking(cfg sealgate.Config, events []sealgate.Event, orig []sealgate.Decision, cut func(int) []int) error {
-	return c.chunking(cfg, events, orig, cut, false)
+	return c.chunking(cfg, events, orig, orig, cut, false)
 }
 
-// chunking is CheckChunking; runeSafe keeps every piece boundary at a rune
+// chunking is CheckChunking. shape is what tells whether a limit bit: the
+// run's own decisions for a full subject, the model's for one that may not
+// say so (Trace.Shape). runeSafe keeps every piece boundary at a rune
 // boundary, for a subject that cannot carry a split rune.
-func (c *Checker) chunking(cfg sealgate.Config, events []sealgate.Event, orig []sealgate.Decision, cut func(int) []int, runeSafe bool) error {
-	if hitLimit(orig) {
+func (c *Checker) chunking(cfg sealgate.Config, events []sealgate.Event, orig, shape []sealgate.Decision, cut func(int) []int, runeSafe bool) error {
+	if hitLimit(shape) {
 		return nil
 	}
 	split, from := Rechunk(events, cut)
@@ -112,7 +114,7 @@ func (c *Checker) chunking(cfg sealgate.Config, events []sealgate.Event, orig []
 	}
 	got, err := c.RunGate(cfg, split)
 	if err != nil {
-		return err
+		return c.rerunFailed("re-split run", err)
 	}
 	var mapped []sealgate.Decision
 	for _, d := range got {
@@ -194,12 +196,17 @@ func Serialize(events []sealgate.Event) ([]sealgate.Event, bool) {
 // calls sent one after another. It applies to runs with no anomaly and no
 // limit reached, where reordering cannot change the stream's shape.
 func (c *Checker) CheckIsolation(cfg sealgate.Config, events []sealgate.Event, orig []sealgate.Decision) error {
-	for _, d := range orig {
+	return c.isolation(cfg, events, orig, orig)
+}
+
+// isolation is CheckIsolation, with shape as in chunking.
+func (c *Checker) isolation(cfg sealgate.Config, events []sealgate.Event, orig, shape []sealgate.Decision) error {
+	for _, d := range shape {
 		if d.Kind == sealgate.Anomaly || d.Kind == sealgate.Refused {
 			return nil
 		}
 	}
-	if hitLimit(orig) {
+	if hitLimit(shape) {
 		return nil
 	}
 	serial, moved := Serialize(events)
@@ -208,7 +215,7 @@ func (c *Checker) CheckIsolation(cfg sealgate.Config, events []sealgate.Event, o
 	}
 	got, err := c.RunGate(cfg, serial)
 	if err != nil {
-		return err
+		return c.rerunFailed("serial run", err)
 	}
 	a, b := releases(orig), releases(got)
 	if len(a) != len(b) {
@@ -220,6 +227,15 @@ func (c *Checker) CheckIsolation(cfg sealgate.Config, events []sealgate.Event, o
 		}
 	}
 	return nil
+}
+
+// rerunFailed is the error of a metamorphic run that did not finish: as it
+// was for a gate (it failed closed), a SUBJECT violation for a subject.
+func (c *Checker) rerunFailed(run string, err error) error {
+	if c.NewSubject == nil {
+		return err
+	}
+	return &Violation{ID: "SUBJECT", Name: "the subject failed", Msg: run + ": " + err.Error()}
 }
 
 // releases is the sorted multiset of what was released: attempt, tool,

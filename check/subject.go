@@ -195,6 +195,12 @@ type Check struct {
 
 func always(Capabilities) bool { return true }
 
+// verdicts reports whether the subject can give every verdict a call may
+// get: release, reject, reconcile.
+func verdicts(c Capabilities) bool { return c.Emits(sealgate.Reject) && c.Emits(sealgate.Reconcile) }
+
+func previews(c Capabilities) bool { return c.Takes(sealgate.Peek) && c.Emits(sealgate.PreviewAnswer) }
+
 // Checks lists every check All runs, in the order it runs them.
 var Checks = []Check{
 	{ID: "CAPS", Name: "decisions within the declared capabilities", Applies: always},
@@ -203,7 +209,7 @@ var Checks = []Check{
 	{ID: "I1", Name: "seal first", Applies: always},
 	{ID: "I2", Name: "exact bytes", Applies: always},
 	{ID: "I3", Name: "previews never reach the executor", Applies: always, Partial: func(c Capabilities) string {
-		if c.Peeks && c.Emits(sealgate.PreviewAnswer) {
+		if previews(c) {
 			return ""
 		}
 		return "no peek is sent; only that no release comes from a preview is checked"
@@ -220,14 +226,17 @@ var Checks = []Check{
 		}
 		return "within one process life only (no restart is sent)"
 	}},
-	{ID: "I8", Name: "attempts are isolated", Applies: func(c Capabilities) bool { return c.Takes(sealgate.Peek) && c.Emits(sealgate.PreviewAnswer) }},
-	{ID: "I9", Name: "bounded", Applies: func(c Capabilities) bool { return c.Full || c.Retained }},
-	{ID: "I10", Name: "redaction", Applies: func(c Capabilities) bool { return c.Takes(sealgate.Peek) && c.Emits(sealgate.PreviewAnswer) }},
+	// I8 and I9 follow which calls are still undecided, which only a
+	// subject that gives every verdict says (one that cannot reject drops
+	// a call silently).
+	{ID: "I8", Name: "attempts are isolated", Applies: func(c Capabilities) bool { return previews(c) && verdicts(c) }},
+	{ID: "I9", Name: "bounded", Applies: func(c Capabilities) bool { return c.Full || c.Retained && verdicts(c) }},
+	{ID: "I10", Name: "redaction", Applies: previews},
 	{ID: "I11", Name: "accountability", Applies: always, Partial: func(c Capabilities) string {
-		if c.Emits(sealgate.Reject) {
+		if verdicts(c) {
 			return ""
 		}
-		return "only double verdicts (a subject that cannot reject owes no verdict to a call it drops)"
+		return "only double verdicts (a subject that cannot reject and reconcile owes no verdict to a call it drops)"
 	}},
 	{ID: "SEAL", Name: "a release is one strictly valid JSON object, its fragments compacted", Applies: always},
 	{ID: "I6", Name: "chunking", Applies: always, Partial: func(c Capabilities) string {
