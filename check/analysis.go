@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/model"
 )
 
 // The analysis replays a trace's events beside its decisions and rebuilds,
@@ -92,6 +93,15 @@ type analysis struct {
 	ackRefused map[int]bool
 	// orphans are releases that name no call of a live attempt.
 	orphans []sealgate.Decision
+	// specKeys holds, for a subject that is not full, the SPEC's key of
+	// each release whose args have one (see model.IdemKey).
+	specKeys map[releaseRef]string
+}
+
+// releaseRef names one release line.
+type releaseRef struct {
+	at            int
+	attempt, item string
 }
 
 type peekRec struct {
@@ -221,6 +231,7 @@ func analyze(t *Trace) *analysis {
 					if d.Kind == sealgate.Release {
 						dd := d
 						c.released = &dd
+						a.noteSpecKey(c, d)
 					}
 				} else if d.Kind == sealgate.Release {
 					a.orphans = append(a.orphans, d)
@@ -262,6 +273,24 @@ func analyze(t *Trace) *analysis {
 		a.expectRetained = append(a.expectRetained, sum)
 	}
 	return a
+}
+
+// noteSpecKey records the SPEC's key of release d of call c, when the
+// subject's own keys are not vouched for by the model comparison.
+func (a *analysis) noteSpecKey(c *callRec, d sealgate.Decision) {
+	if a.t.Caps.Full {
+		return
+	}
+	tool, ok := a.t.Config.Tool(c.tool)
+	if !ok {
+		return
+	}
+	if k, err := model.IdemKey(*tool, c.attempt.turn, c.call, d.Args); err == nil {
+		if a.specKeys == nil {
+			a.specKeys = map[releaseRef]string{}
+		}
+		a.specKeys[releaseRef{d.At, d.Attempt, d.Item}] = k
+	}
 }
 
 func breach(at int, what, attempt, item string, n, limit int) string {

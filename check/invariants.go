@@ -182,7 +182,8 @@ func badEnds(a *analysis) (int, string) {
 }
 
 // I7: between two releases with one idempotency key there is an accepted
-// "ack KEY fail".
+// "ack KEY fail". For a subject that is not full, the key is the one the
+// SPEC gives the released args, and one that takes acks must report it.
 func atMostOnce(a *analysis) (int, string) {
 	releasedAt := map[string]int{}
 	for i, ev := range a.t.Events {
@@ -194,10 +195,22 @@ func atMostOnce(a *analysis) (int, string) {
 			if d.Kind != sealgate.Release {
 				continue
 			}
-			if prev, ok := releasedAt[d.Key]; ok {
-				return at, fmt.Sprintf("%s: key %s was already released at event %d and no ack fail cleared it", d, d.Key, prev)
+			key := d.Key
+			if !a.t.Caps.Full {
+				// The subject's keys are its own; the SPEC's decide.
+				k, ok := a.specKeys[releaseRef{d.At, d.Attempt, d.Item}]
+				if !ok {
+					continue // args with no key: SEAL reports them
+				}
+				if a.t.Caps.Acks && d.Key != k {
+					return at, fmt.Sprintf("%s: the SPEC's key is %s, so the executor's acks cannot reach this release", d, k)
+				}
+				key = k
 			}
-			releasedAt[d.Key] = at
+			if prev, ok := releasedAt[key]; ok {
+				return at, fmt.Sprintf("%s: key %s was already released at event %d and no ack fail cleared it", d, key, prev)
+			}
+			releasedAt[key] = at
 		}
 	}
 	return 0, ""

@@ -351,3 +351,29 @@ func TestApplicable(t *testing.T) {
 		t.Fatalf("release only: %q, want %q", got, want)
 	}
 }
+
+// TestI7UsesTheSPECKey: a partial subject cannot escape I7 by naming its
+// own keys, and one that takes acks must name the SPEC's.
+func TestI7UsesTheSPECKey(t *testing.T) {
+	evs := []sealgate.Event{open1, begin1, delta1, end1, close1,
+		sealgate.OpenEvent("r2", "t1"), sealgate.BeginEvent("r2", "0", "c1", "login"),
+		sealgate.DeltaEvent("r2", "0", delta1.Bytes), sealgate.EndEvent("r2", "0"), sealgate.CloseEvent("r2", sealgate.Complete)}
+	ownKeys := func(n int, ev sealgate.Event, ds []sealgate.Decision) []sealgate.Decision {
+		if ev.Kind == sealgate.Close {
+			return []sealgate.Decision{{Kind: sealgate.Release, Attempt: ev.Attempt, Item: "0", Call: "c1", Tool: "login",
+				Key: "own-" + ev.Attempt, Args: sealgate.Sealed(delta1.Bytes)}}
+		}
+		return ds
+	}
+	wantID(t, limitedChecker(releaseOnly, ownKeys, nil).All(cfgWithSecret(), evs), "I7")
+	once := func(n int, ev sealgate.Event, ds []sealgate.Decision) []sealgate.Decision {
+		if ev.Kind == sealgate.Close && ev.Attempt == "r2" {
+			return nil
+		}
+		return ownKeys(n, ev, ds)
+	}
+	if err := limitedChecker(releaseOnly, once, nil).All(cfgWithSecret(), evs); err != nil {
+		t.Fatalf("one release under the subject's own key fails: %v", err)
+	}
+	wantID(t, limitedChecker(check.Capabilities{Acks: true}, once, nil).All(cfgWithSecret(), evs), "I7")
+}
