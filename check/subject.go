@@ -165,6 +165,11 @@ func (c Capabilities) String() string {
 	if c.Full {
 		return "full"
 	}
+	return c.Partial()
+}
+
+// Partial lists what the capabilities claim, leaving Full aside.
+func (c Capabilities) Partial() string {
 	w := []string{"decides=" + Decisions(sealgate.Release).String()}
 	if c.Decides != 0 {
 		w[0] = "decides=" + (c.Decides | Decisions(sealgate.Release)).String()
