@@ -54,6 +54,16 @@ func feed(s Subject, i int, ev sealgate.Event) ([]sealgate.Decision, error) {
 	} else {
 		ds, err = s.Feed(ev)
 	}
+	ds, nerr := numbered(i, ev, ds)
+	if nerr != nil {
+		return ds, nerr
+	}
+	return ds, err
+}
+
+// numbered gives event i's decisions their At when they have none; one
+// that names another event is the subject breaking its contract.
+func numbered(i int, ev sealgate.Event, ds []sealgate.Decision) ([]sealgate.Decision, error) {
 	for j := range ds {
 		switch ds[j].At {
 		case 0:
@@ -63,7 +73,7 @@ func feed(s Subject, i int, ev sealgate.Event) ([]sealgate.Decision, error) {
 			return ds[:j], fmt.Errorf("answered event %d (%s) with a decision for event %d: %s", i+1, ev.Kind, ds[j].At, ds[j])
 		}
 	}
-	return ds, err
+	return ds, nil
 }
 
 // Factory builds a gate over a fresh in-memory ledger, or refuses the

@@ -32,6 +32,16 @@ type Retainer interface {
 	Retained() int
 }
 
+// Streamer is a subject that can be given a whole run at once and answers
+// it event by event, as a process behind a pipe can (the events go out
+// without waiting on each round trip). Its answers must be what Feed would
+// give: answer is called with each event's index (0-based) and decisions,
+// in order, and Retained (if claimed) is read during the call. It stops at
+// the first error, its own or answer's.
+type Streamer interface {
+	FeedAll(events []sealgate.Event, answer func(i int, ds []sealgate.Decision) error) error
+}
+
 // SubjectFactory builds a fresh subject for one run of a configuration: no
 // memory of earlier runs, an empty ledger. An error is the subject refusing
 // the configuration, unless it wraps ErrSubjectFailed (a process that would

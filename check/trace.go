@@ -61,17 +61,38 @@ func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 		t.Shape = RunModel(cfg, t.Events)
 	}
 	ret, _ := s.(Retainer)
-	for i, ev := range t.Events {
-		ds, err := feed(s, i, ev)
+	what := "gate failed closed"
+	if !t.Caps.Full {
+		what = "subject failed"
+	}
+	took := func(i int, ds []sealgate.Decision) error {
 		t.Decisions = append(t.Decisions, ds...)
 		if t.Caps.Full || t.Caps.Retained {
 			t.Retained = append(t.Retained, ret.Retained())
 		}
+		return nil
+	}
+	if st, ok := s.(Streamer); ok {
+		cur := -1
+		err := st.FeedAll(t.Events, func(i int, ds []sealgate.Decision) error {
+			cur = i
+			ds, err := numbered(i, t.Events[i], ds)
+			took(i, ds)
+			return err
+		})
 		if err != nil {
-			what := "gate failed closed"
-			if !t.Caps.Full {
-				what = "subject failed"
+			at := "before event 1"
+			if cur >= 0 {
+				at = fmt.Sprintf("event %d (%s)", cur+1, t.Events[cur].Kind)
 			}
+			t.Err = fmt.Errorf("%s: %s: %w", at, what, err)
+		}
+		return t
+	}
+	for i, ev := range t.Events {
+		ds, err := feed(s, i, ev)
+		took(i, ds)
+		if err != nil {
 			t.Err = fmt.Errorf("event %d (%s): %s: %w", i+1, ev.Kind, what, err)
 			return t
 		}

@@ -61,6 +61,9 @@ func (c *Client) Close() error {
 	return os.RemoveAll(c.dir)
 }
 
+// Argv is the gate command.
+func (c *Client) Argv() []string { return append([]string(nil), c.argv...) }
+
 // Checker checks this client's gate with the whole suite.
 func (c *Client) Checker() *check.Checker { return check.NewChecker(c.Open) }
 
@@ -204,13 +207,22 @@ func (s *session) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 		return nil, nil
 	}
 	n := s.n
-	line, err := Marshal(&Message{V: Version, Type: TypeEvent, N: &n, Event: EncodeEvent(ev)})
+	line, err := eventLine(n, ev)
 	if err != nil {
 		return nil, err
 	}
 	if f := s.p.send(line, s.c.timeout, n); f != nil {
 		return nil, s.fail(f)
 	}
+	return s.answer(n)
+}
+
+func eventLine(n int, ev sealgate.Event) ([]byte, error) {
+	return Marshal(&Message{V: Version, Type: TypeEvent, N: &n, Event: EncodeEvent(ev)})
+}
+
+// answer reads the answer to event n: its decisions, up to its done line.
+func (s *session) answer(n int) ([]sealgate.Decision, error) {
 	var out []sealgate.Decision
 	deadline := time.Now().Add(s.c.timeout)
 	for {
@@ -246,6 +258,43 @@ func (s *session) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 			return bad("a %s line in the answer to an event", m.Type)
 		}
 	}
+}
+
+// FeedAll is check.Streamer: the events between restarts go down the pipe
+// without waiting for each answer, and the answers are read in order, each
+// within the timeout of the one before. The gate sees the same lines, one
+// event at a time, as with Feed; only the client stops waiting on the
+// round trip.
+func (s *session) FeedAll(events []sealgate.Event, answer func(i int, ds []sealgate.Decision) error) error {
+	for start := 0; start < len(events); {
+		if s.broken || events[start].Kind == sealgate.Restart {
+			ds, err := s.Feed(events[start])
+			if aerr := answer(start, ds); aerr != nil || err != nil {
+				return errors.Join(err, aerr)
+			}
+			start++
+			continue
+		}
+		end := start
+		var batch []byte
+		for ; end < len(events) && events[end].Kind != sealgate.Restart; end++ {
+			line, err := eventLine(s.n+1+end-start, events[end])
+			if err != nil {
+				return err
+			}
+			batch = append(batch, line...)
+		}
+		go s.p.stdin.Write(batch) // a gate that stops reading is caught by the answer's timeout; the kill ends the write
+		for i := start; i < end; i++ {
+			s.n++
+			ds, err := s.answer(s.n)
+			if aerr := answer(i, ds); aerr != nil || err != nil {
+				return errors.Join(err, aerr)
+			}
+		}
+		start = end
+	}
+	return nil
 }
 
 // Close ends the run: the process goes back to the client for the next

@@ -49,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return reduceMain(args[1:], stdout, stderr)
 	case "power":
 		return powerMain(args[1:], stdout, stderr)
+	case "test":
+		return testMain(args[1:], stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
