@@ -33,6 +33,11 @@ type Client struct {
 // DefaultTimeout is how long the client waits for one answer.
 const DefaultTimeout = 5 * time.Second
 
+// StartTimeout is the least the client waits for the hello, which may
+// follow a process start (an interpreter loading its modules, a binary
+// built with the race detector).
+const StartTimeout = 20 * time.Second
+
 // NewClient prepares to run argv (the command and its arguments). timeout
 // bounds each answer (hello, or an event's decisions and done); 0 means
 // DefaultTimeout. Close removes the ledger files and stops the process.
@@ -148,7 +153,7 @@ func (s *session) configure() (check.Capabilities, error) {
 	if f := s.p.send(line, s.c.timeout, 0); f != nil {
 		return none, s.fail(f)
 	}
-	m, f := s.p.receive(s.c.timeout, 0)
+	m, f := s.p.receive(max(s.c.timeout, StartTimeout), 0)
 	if f != nil {
 		return none, s.fail(f)
 	}

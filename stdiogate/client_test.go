@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,9 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/reduce"
 	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/stdiogate"
 )
@@ -117,7 +121,7 @@ func corpus(t *testing.T) []*scn.Scenario {
 func TestControlCorpus(t *testing.T) {
 	c := helper(t, "control", 0)
 	chk := c.Checker()
-	for _, s := range corpus(t) {
+	for i, s := range corpus(t) {
 		cfg, err := s.Config()
 		if err != nil {
 			continue
@@ -128,6 +132,9 @@ func TestControlCorpus(t *testing.T) {
 		}
 		if err := check.Compare("expected", s.Expect, "stdio gate", got); err != nil {
 			t.Errorf("%s: %s", s.Name, check.Diff("expected", s.Expect, "stdio gate", got))
+		}
+		if raceEnabled && i%8 != 0 {
+			continue // a sample; .ci/run's sealfuzz test runs them all
 		}
 		if err := chk.All(cfg, s.Events); err != nil {
 			t.Errorf("%s: %v", s.Name, err)
@@ -214,5 +221,32 @@ func TestRestartKeepsTheLedger(t *testing.T) {
 	}
 	if len(got) != 2 || got[1].Kind != sealgate.Reconcile {
 		t.Fatalf("want a release then a reconcile after the restart, got %v", got)
+	}
+}
+
+// TestControlMachineAndGenerated: the control passes the rapid machine and
+// seeded generated streams, as sealfuzz test runs them.
+func TestControlMachineAndGenerated(t *testing.T) {
+	c := helper(t, "control", 0)
+	chk := c.Checker()
+	runs, streams := 2, 100
+	if raceEnabled {
+		runs, streams = 1, 15
+	}
+	f, _, err := machine.Hunt(chk, 7, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != nil {
+		t.Fatalf("the machine fails the control: %v\n%s", f.Err, reduce.Text(f.Config, f.Events, f.Err))
+	}
+	r := rand.New(rand.NewSource(7))
+	for i := 0; i < streams; i++ {
+		b := make([]byte, 16+r.Intn(496))
+		r.Read(b)
+		cfg, evs := gen.FromBytes(b)
+		if err := chk.All(cfg, evs); err != nil {
+			t.Fatalf("generated stream %d: %v\n%s", i, err, reduce.Text(cfg, evs, err))
+		}
 	}
 }
