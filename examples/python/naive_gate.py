@@ -13,7 +13,7 @@ disconnect (docs/protocol.md).
 
 import json
 
-from stdio_protocol import RELEASE_ONLY, compact, release, serve
+from stdio_protocol import RELEASE_ONLY, Calls, compact, release, serve
 
 
 def close_brackets(buf):
@@ -47,37 +47,25 @@ def close_brackets(buf):
 
 class NaiveGate:
     def __init__(self, config, ledger):
-        self.calls = {}
+        self.calls = Calls()
 
     def feed(self, ev):
-        kind = ev["kind"]
-        if kind == "begin":
-            self.calls.setdefault((ev["attempt"], ev["item"]), {"call": ev["call"], "tool": ev["tool"], "buf": b""})
-        elif kind == "delta":
-            c = self.calls.get((ev["attempt"], ev["item"]))
-            if c is not None:
-                c["buf"] += ev["bytes"]
-        elif kind == "close":
-            return self.close(ev["attempt"], ev["status"])
-        return []
-
-    def close(self, attempt, status):
+        self.calls.feed(ev)
+        if ev["kind"] != "close":
+            return []
         out = []
-        for (a, item), c in list(self.calls.items()):
-            if a != attempt:
-                continue
-            del self.calls[(a, item)]
-            if status not in ("complete", "disconnected"):
+        for c in self.calls.take(ev["attempt"]):
+            if ev["status"] not in ("complete", "disconnected"):
                 continue
             text = c["buf"]
-            if status == "disconnected":
+            if ev["status"] == "disconnected":
                 text = close_brackets(text)
             try:
                 doc = json.loads(text.decode("utf-8"))
             except ValueError:
                 continue
             if isinstance(doc, dict):
-                out.append(release(a, item, c["call"], c["tool"], c["call"], compact(text)))
+                out.append(release(ev["attempt"], c["item"], c["call"], c["tool"], c["call"], compact(text)))
         return out
 
 

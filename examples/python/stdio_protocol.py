@@ -60,6 +60,32 @@ def decode_event(e):
     return ev
 
 
+class Calls:
+    """Each call's own record, by (attempt, item), in begin order: its id,
+    tool, bytes received and whether it ended. A second begin of an item is
+    ignored, and so are deltas and ends for an item never begun."""
+
+    def __init__(self):
+        self.by_item = {}
+
+    def feed(self, ev):
+        key = (ev.get("attempt", ""), ev.get("item", ""))
+        kind = ev["kind"]
+        if kind == "begin":
+            self.by_item.setdefault(key, {"item": key[1], "call": ev["call"], "tool": ev["tool"], "buf": b"", "ended": False})
+        elif key in self.by_item and kind == "delta":
+            self.by_item[key]["buf"] += ev["bytes"]
+        elif key in self.by_item and kind == "end":
+            self.by_item[key]["ended"] = True
+
+    def take(self, attempt):
+        """Remove and return the calls of an attempt, in begin order."""
+        out = [c for (a, _), c in self.by_item.items() if a == attempt]
+        for c in out:
+            del self.by_item[(attempt, c["item"])]
+        return out
+
+
 def serve(factory, name, capabilities):
     """Run the protocol until stdin ends."""
     out = sys.stdout

@@ -16,40 +16,21 @@ stdiogate/examples_test.go.
 
 import json
 
-from stdio_protocol import RELEASE_ONLY, compact, release, serve
+from stdio_protocol import RELEASE_ONLY, Calls, compact, release, serve
 
 
 class TeachingGate:
     def __init__(self, config, ledger):
-        self.calls = {}  # (attempt, item) -> call record, in begin order
+        self.calls = Calls()
 
     def feed(self, ev):
-        kind = ev["kind"]
-        if kind == "begin":
-            key = (ev["attempt"], ev["item"])
-            if key not in self.calls:
-                self.calls[key] = {"call": ev["call"], "tool": ev["tool"], "buf": b"", "ended": False}
-        elif kind == "delta":
-            c = self.calls.get((ev["attempt"], ev["item"]))
-            if c is not None:
-                c["buf"] += ev["bytes"]
-        elif kind == "end":
-            c = self.calls.get((ev["attempt"], ev["item"]))
-            if c is not None:
-                c["ended"] = True
-        elif kind == "close":
-            return self.close(ev["attempt"], ev["status"] == "complete")
-        return []
-
-    def close(self, attempt, message_ok):
-        out = []
-        for (a, item), c in list(self.calls.items()):
-            if a != attempt:
-                continue
-            del self.calls[(a, item)]
-            if message_ok and c["ended"] and self.sealed(c["buf"]):
-                out.append(release(a, item, c["call"], c["tool"], c["call"], compact(c["buf"])))
-        return out
+        self.calls.feed(ev)
+        if ev["kind"] != "close":
+            return []
+        message_ok = ev["status"] == "complete"
+        return [release(ev["attempt"], c["item"], c["call"], c["tool"], c["call"], compact(c["buf"]))
+                for c in self.calls.take(ev["attempt"])
+                if message_ok and c["ended"] and self.sealed(c["buf"])]
 
     @staticmethod
     def sealed(buf):
