@@ -45,7 +45,10 @@ type Streamer interface {
 // SubjectFactory builds a fresh subject for one run of a configuration: no
 // memory of earlier runs, an empty ledger. An error is the subject refusing
 // the configuration, unless it wraps ErrSubjectFailed (a process that would
-// not start or answered nonsense), which is a failure of the subject. When the subject holds resources (a process), it may
+// not start or answered nonsense), which is a failure of the subject. A
+// refusal that has a Capabilities() Capabilities method says what the
+// subject claims, so that a full subject's refusal is compared with the
+// model's. When the subject holds resources (a process), it may
 // implement io.Closer; the checker closes it after the run.
 type SubjectFactory func(sealgate.Config) (Subject, error)
 

@@ -51,6 +51,10 @@ func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 		t.Caps = FullCapabilities()
 		if c.NewSubject != nil {
 			t.Caps = Capabilities{}
+			var known interface{ Capabilities() Capabilities }
+			if errors.As(err, &known) {
+				t.Caps = known.Capabilities() // a full subject's refusal answers to I12
+			}
 		}
 		return t
 	}

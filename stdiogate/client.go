@@ -24,10 +24,11 @@ type Client struct {
 	timeout time.Duration
 	dir     string // ledger folders live here
 
-	mu     sync.Mutex
-	idle   *process // a healthy process between runs
-	runs   int
-	Spawns int // processes started, for reports
+	mu       sync.Mutex
+	idle     *process            // a healthy process between runs
+	lastCaps *check.Capabilities // from the last hello
+	runs     int
+	Spawns   int // processes started, for reports
 }
 
 // DefaultTimeout is how long the client waits for one answer.
@@ -97,6 +98,25 @@ func (f *Failure) Error() string {
 
 func (f *Failure) Unwrap() error { return check.ErrSubjectFailed }
 
+// Refusal is the gate refusing a configuration. It carries the
+// capabilities of the gate's last hello, if there was one, so that the
+// refusal of a gate that claims full fidelity is compared with the model's.
+type Refusal struct {
+	Text string
+	caps *check.Capabilities
+}
+
+func (r *Refusal) Error() string { return "the gate refused the configuration: " + r.Text }
+
+// Capabilities is what the gate claimed in its last hello; a refusal before
+// any hello claims nothing.
+func (r *Refusal) Capabilities() check.Capabilities {
+	if r.caps == nil {
+		return check.Capabilities{}
+	}
+	return *r.caps
+}
+
 // Open starts a run of cfg: a check.SubjectFactory. A gate that answers
 // refused gives a plain error (the configuration is refused); any other
 // trouble is a *Failure.
@@ -163,9 +183,15 @@ func (s *session) configure() (check.Capabilities, error) {
 		if err != nil {
 			return none, s.fail(&Failure{What: "broke the protocol", Detail: err.Error()})
 		}
+		s.c.mu.Lock()
+		s.c.lastCaps = &caps
+		s.c.mu.Unlock()
 		return caps, nil
 	case TypeRefused:
-		return none, fmt.Errorf("the gate refused the configuration: %s", m.Text)
+		s.c.mu.Lock()
+		caps := s.c.lastCaps
+		s.c.mu.Unlock()
+		return none, &Refusal{Text: m.Text, caps: caps}
 	}
 	return none, s.fail(&Failure{What: "broke the protocol", Detail: fmt.Sprintf("answered the config line with a %s line, want hello or refused", m.Type)})
 }

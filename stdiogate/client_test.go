@@ -28,8 +28,12 @@ func TestMain(m *testing.M) {
 	switch mode := os.Getenv("STDIOGATE_HELPER"); mode {
 	case "":
 		os.Exit(m.Run())
-	case "control":
-		if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", stdiogate.RealGate(false)); err != nil {
+	case "control", "wrong-refusal":
+		var b stdiogate.Backend = stdiogate.RealGate(false)
+		if mode == "wrong-refusal" {
+			b = wrongRefusal{b}
+		}
+		if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", b); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -248,5 +252,29 @@ func TestControlMachineAndGenerated(t *testing.T) {
 		if err := chk.All(cfg, evs); err != nil {
 			t.Fatalf("generated stream %d: %v\n%s", i, err, reduce.Text(cfg, evs, err))
 		}
+	}
+}
+
+// wrongRefusal is the real gate that refuses every configuration with a
+// tool named "t": a wrong refusal, which only I12 can see.
+type wrongRefusal struct{ stdiogate.Backend }
+
+func (w wrongRefusal) Open(cfg sealgate.Config, path string) (stdiogate.Gate, func() error, error) {
+	if _, ok := cfg.Tool("t"); ok {
+		return nil, nil, errors.New("no tool t")
+	}
+	return w.Backend.Open(cfg, path)
+}
+
+func TestAFullGatesWrongRefusalIsI12(t *testing.T) {
+	c := helper(t, "wrong-refusal", 0)
+	ok := sealgate.DefaultConfig()
+	if err := c.Checker().All(ok, nil); err != nil {
+		t.Fatalf("a configuration it accepts: %v", err)
+	}
+	err := c.Checker().All(oneTool(), fiveEvents)
+	var v *check.Violation
+	if !errors.As(err, &v) || v.ID != "I12" {
+		t.Fatalf("want I12 for a wrong refusal, got %v", err)
 	}
 }
