@@ -26,6 +26,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"power", "-h"}, []string{"seeds", "checks", "fuzz-cap", "fuzz-minimize", "fuzz-seeds", "techniques", "bugs", "out", "note"}},
 		{[]string{"help", "power"}, []string{"seeds", "note"}},
 		{[]string{"shared", "-h"}, nil},
+		{[]string{"test", "-h"}, []string{"gate", "for", "timeout", "corpus", "checks", "seed", "reduce-tries", "o"}},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tc.args, &out, &errb); code != 0 {

@@ -22,6 +22,8 @@ const usage = `usage:
   sealfuzz power [flags]           measure how fast each technique finds each zoo bug;
                                    writes docs/power/power.md and power.png
   sealfuzz shared                  say which tests skip for want of ../shared
+  sealfuzz test -gate 'CMD ARGS'   check a gate process that speaks the stdio protocol
+                                   (docs/protocol.md) with every check that applies
 
 Each command's -h lists its flags with their defaults. SEALGATE_FAULTS=BUG plants a
 zoo bug in the gate for the campaign, replay and reduce.
@@ -44,6 +46,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return powerMain(args[1:], stdout, stderr)
 	case "shared":
 		return sharedMain(args[1:], stdout, stderr)
+	case "test":
+		return testMain(args[1:], stdout, stderr)
 	case "help":
 		if len(args) > 1 && args[1] != "help" {
 			return run([]string{args[1], "-h"}, stdout, stderr)

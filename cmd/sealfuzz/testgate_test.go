@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sealgate/sealgate/stdiogate"
+)
+
+// With SEALFUZZ_STDIO_CONTROL set, the test binary is the control gate
+// (cmd/sealgate-stdio), so that sealfuzz test can run it without a build.
+func TestMain(m *testing.M) {
+	if os.Getenv("SEALFUZZ_STDIO_CONTROL") != "" {
+		if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", stdiogate.RealGate(false)); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func TestGateTestControl(t *testing.T) {
+	t.Setenv("SEALFUZZ_STDIO_CONTROL", "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"test", "-for", "1s", "-checks", "1", "-corpus", filepath.Join("..", "..", "corpus", "seed"), "--", exe}, &out, &errOut)
+	if code != 0 || !strings.Contains(out.String(), "\ntest: 0 violations") || !strings.Contains(out.String(), "capabilities: full") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	t.Log(lastLine(out.String()))
+}
+
+func TestGateTestNaiveGate(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found on PATH: the naive example gate needs it")
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"test", "-for", "0", "-checks", "0", "-corpus", filepath.Join("..", "..", "corpus", "evidence"),
+		"-gate", py + " " + filepath.Join("..", "..", "examples", "python", "naive_gate.py")}, &out, &errOut)
+	s := out.String()
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, s, errOut.String())
+	}
+	for _, want := range []string{"FAIL I1:", "close r1 status=disconnected", "what the gate said:", "reason=turn-disconnected"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the report lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestGateTestUsage(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"test", "-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "-timeout") {
+		t.Fatalf("-h: exit %d, %q", code, out.String())
+	}
+	if code := run([]string{"test"}, &out, &errOut); code != 2 {
+		t.Fatalf("no gate: exit %d, want 2", code)
+	}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	return s[strings.LastIndex(s, "\n")+1:]
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package stdiogate_test
+
+const raceEnabled = false
