@@ -198,6 +198,17 @@ func (g *Gate) FeedDelta(attemptID, item string, b []byte) ([]sealgate.Decision,
 	return g.delta(&deltaArgs{attemptID, item, b})
 }
 
+// Ack tells the gate what became of a released key, and is
+// Feed(sealgate.AckEvent(key, ok)) in every way: ok after the effect
+// happened (the ledger marks the key done, and any later release of it is
+// refused duplicate-effect), !ok after it did not happen or was undone (the
+// ledger forgets the key, so a retry may run it). The ledger's write is
+// durable, for a durable ledger, when Ack returns. An ack of a key that is
+// not in intent answers an unknown-ack anomaly and changes nothing.
+func (g *Gate) Ack(key string, ok bool) ([]sealgate.Decision, error) {
+	return g.Feed(sealgate.AckEvent(key, ok))
+}
+
 // route finds the live attempt an event names. For any other attempt it
 // handles the event itself: unknown -> no-open, ended -> after-close, dead ->
 // dropped (its first close ends it).

@@ -1,0 +1,3 @@
+package boltledger_test
+
+func childCrash() error { return nil }
