@@ -1,5 +1,7 @@
 package boltledger
 
-// SetBeforeCommit installs the crash test's hook, called just before each
-// write transaction of l starts.
-func SetBeforeCommit(l *Ledger, f func(op, key string)) { l.beforeCommit = f }
+// SetCommitHooks installs the crash test's hooks, called just before each
+// write transaction of l starts and just after it committed.
+func SetCommitHooks(l *Ledger, before, after func(op, key string)) {
+	l.beforeCommit, l.afterCommit = before, after
+}

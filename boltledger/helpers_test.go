@@ -58,12 +58,14 @@ func testConfig() sealgate.Config {
 }
 
 // turn is one attempt of a turn: its calls' argument texts, streamed in
-// pieces fragments each, then closed with status.
+// pieces fragments each, then closed with status; or, with cutAt > 0, its
+// first cutAt events only (the next attempt of the turn supersedes it).
 type turn struct {
 	attempt, turn string
 	args          []string
 	pieces        int
 	status        sealgate.Status
+	cutAt         int
 }
 
 // events are the turn's events in stream order: open, begins, the calls'
@@ -84,7 +86,11 @@ func (t turn) events() []sealgate.Event {
 	for i := range t.args {
 		evs = append(evs, sealgate.EndEvent(t.attempt, fmt.Sprint(i)))
 	}
-	return append(evs, sealgate.CloseEvent(t.attempt, t.status))
+	evs = append(evs, sealgate.CloseEvent(t.attempt, t.status))
+	if t.cutAt > 0 {
+		return evs[:t.cutAt]
+	}
+	return evs
 }
 
 // feedAll feeds events and returns every decision, stopping at the first

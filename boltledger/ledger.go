@@ -64,9 +64,10 @@ type Ledger struct {
 	owned  bool // Open made db, so Close closes it
 	bucket []byte
 	now    func() time.Time
-	// beforeCommit, when set (by the crash test), is called just before
-	// each write transaction starts.
-	beforeCommit func(op, key string)
+	// beforeCommit and afterCommit, when set (by the crash test), are
+	// called just before each write transaction starts and just after it
+	// committed.
+	beforeCommit, afterCommit func(op, key string)
 }
 
 var _ gate.Ledger = (*Ledger)(nil)
@@ -215,6 +216,9 @@ func (l *Ledger) update(op, key string, f func(*bolt.Bucket) error) error {
 		}
 		return f(b)
 	})
+	if err == nil && l.afterCommit != nil {
+		l.afterCommit(op, key)
+	}
 	return l.wrap("write "+op+" of", key, err)
 }
 

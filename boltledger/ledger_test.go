@@ -78,9 +78,9 @@ func TestWritesCommittedBeforeFeedReturns(t *testing.T) {
 	l, path := openTemp(t, nil)
 	var writes []string
 	inFeed := false
-	boltledger.SetBeforeCommit(l, func(op, key string) {
+	boltledger.SetCommitHooks(l, nil, func(op, key string) {
 		if !inFeed {
-			t.Errorf("%s of %s written outside Feed", op, key)
+			t.Errorf("%s of %s committed outside Feed", op, key)
 		}
 		writes = append(writes, op+" "+key)
 	})
