@@ -5,3 +5,11 @@ package boltledger
 func SetCommitHooks(l *Ledger, before, after func(op, key string)) {
 	l.beforeCommit, l.afterCommit = before, after
 }
+
+// SetPruneBatch sets how many keys one Prune transaction drops, and
+// returns a function that restores it.
+func SetPruneBatch(n int) func() {
+	old := pruneBatch
+	pruneBatch = n
+	return func() { pruneBatch = old }
+}

@@ -263,7 +263,7 @@ func (l *Ledger) Each(f func(key string, st gate.LedgerState, at time.Time) erro
 
 // pruneBatch bounds one Prune transaction, so that pruning a large ledger
 // neither holds the writer lock nor grows the dirty page set for long.
-const pruneBatch = 10000
+var pruneBatch = 10000
 
 // Prune drops done keys last written before the given time and returns how
 // many it dropped. Intent keys are kept whatever their age: their outcome is
