@@ -160,7 +160,7 @@ func TestTwinGateCatches(t *testing.T) {
 	mg, _ := gate.New(testConfig(), gate.NewMemoryLedger())
 	g := &twinGate{bolt: bg, mem: mg}
 	evs := turn{attempt: "r1", turn: "t1", args: []string{`{"n":1}`}, status: sealgate.Complete}.events()
-	ds, err := feedTwin(g, evs)
+	ds, err := feedAll(g, evs)
 	if err != nil || len(only(sealgate.Release, ds)) != 1 {
 		t.Fatalf("first attempt: %v %v", ds, err)
 	}
@@ -168,7 +168,7 @@ func TestTwinGateCatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Feed(sealgate.RestartEvent())
-	_, err = feedTwin(g, turn{attempt: "r2", turn: "t1", args: []string{`{"n":1}`}, status: sealgate.Complete}.events())
+	_, err = feedAll(g, turn{attempt: "r2", turn: "t1", args: []string{`{"n":1}`}, status: sealgate.Complete}.events())
 	if err == nil || !strings.Contains(err.Error(), "memory ledger") {
 		t.Fatalf("a ledger that forgets done keys went unnoticed: %v", err)
 	}

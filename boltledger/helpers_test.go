@@ -93,9 +93,14 @@ func (t turn) events() []sealgate.Event {
 	return evs
 }
 
+// feeder is a gate, or a pair of them (twinGate).
+type feeder interface {
+	Feed(sealgate.Event) ([]sealgate.Decision, error)
+}
+
 // feedAll feeds events and returns every decision, stopping at the first
 // error.
-func feedAll(g *gate.Gate, evs []sealgate.Event) ([]sealgate.Decision, error) {
+func feedAll(g feeder, evs []sealgate.Event) ([]sealgate.Decision, error) {
 	var out []sealgate.Decision
 	for _, ev := range evs {
 		ds, err := g.Feed(ev)
