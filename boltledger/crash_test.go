@@ -103,6 +103,9 @@ func TestCrash(t *testing.T) {
 		if killed != "" {
 			s.kills[killed]++
 			total++
+			if total%1000 == 0 {
+				t.Logf("%d kills: %s", total, s.counts())
+			}
 		}
 		s.verify()
 		if t.Failed() {
@@ -121,12 +124,17 @@ func TestCrash(t *testing.T) {
 	if n := len(s.pendingIntent); n != 0 {
 		t.Errorf("after a run that ended on its own, %d keys are still in intent", n)
 	}
+	t.Logf("%d kills (%s), %d runs ended on their own; %d turns, %d executions, %d undone, %d run again after ack fail, %d intents reconciled",
+		total, s.counts(), s.clean, s.maxTurn+1, s.execs, s.undos, s.reex, s.reconciled)
+}
+
+// counts are the kills so far by window.
+func (s *crashState) counts() string {
 	var counts []string
 	for _, w := range windows {
 		counts = append(counts, fmt.Sprintf("%s %d", w, s.kills[w]))
 	}
-	t.Logf("%d kills (%s), %d runs ended on their own; %d turns, %d executions, %d undone, %d run again after ack fail, %d intents reconciled",
-		total, strings.Join(counts, ", "), s.clean, s.maxTurn+1, s.execs, s.undos, s.reex, s.reconciled)
+	return strings.Join(counts, ", ")
 }
 
 func (s *crashState) fewest() int {

@@ -92,7 +92,10 @@ func Open(path string, o *Options) (*Ledger, error) {
 	}
 	db, err := bolt.Open(path, mode, &bolt.Options{Timeout: wait, NoSync: o.NoSync})
 	if errors.Is(err, bolterrors.ErrTimeout) {
-		return nil, fmt.Errorf("boltledger: open %s: %w (waited %v)", path, ErrLocked, o.LockWait)
+		if o.LockWait > 0 {
+			return nil, fmt.Errorf("boltledger: open %s: %w (waited %v)", path, ErrLocked, o.LockWait)
+		}
+		return nil, fmt.Errorf("boltledger: open %s: %w", path, ErrLocked)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("boltledger: open %s: %w", path, err)

@@ -159,6 +159,22 @@ func childOpen() error {
 	return l.Close()
 }
 
+func TestOpenRefusesWhatIsNotALedger(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.db")
+	if err := os.WriteFile(junk, []byte(strings.Repeat("not a bbolt file ", 1000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{junk, filepath.Join(dir, "no-such-folder", "l.db")} {
+		if l, err := boltledger.Open(path, nil); err == nil || !strings.Contains(err.Error(), path) {
+			if l != nil {
+				l.Close()
+			}
+			t.Errorf("Open(%s): %v, want an error naming the file", path, err)
+		}
+	}
+}
+
 func TestClosedLedgerFailsTheGateClosed(t *testing.T) {
 	l, _ := openTemp(t, nil)
 	g, err := gate.New(testConfig(), l)
