@@ -235,9 +235,10 @@ func (g *Gate) FeedDelta(attemptID, item string, b []byte) ([]sealgate.Decision,
 
 // Ack tells the gate what became of a released key, and is
 // Feed(sealgate.AckEvent(key, ok)) in every way: ok after the effect
-// happened (the ledger marks the key done, and any later release of it is
-// refused duplicate-effect), !ok after it did not happen or was undone (the
-// ledger forgets the key, so a retry may run it). The ledger's write is
+// happened (the ledger marks the key done: a later call with that key is
+// refused, duplicate-effect once this process has restarted), !ok after it
+// did not happen or was undone (the ledger and the released set forget the
+// key, so a retry may run it). The ledger's write is
 // durable, for a durable ledger, when Ack returns. An ack of a key that is
 // not in intent answers an unknown-ack anomaly and changes nothing.
 func (g *Gate) Ack(key string, ok bool) ([]sealgate.Decision, error) {
