@@ -67,10 +67,10 @@ type crashState struct {
 	t                  *testing.T
 	ledger, effects    string
 	kills              map[string]int
-	clean              int            // runs that ended on their own
-	turnOf             map[string]int // key -> its turn, from what the child reported
-	released           map[string]int // key -> releases so far
-	clearedSince       map[string]bool
+	clean              int             // runs that ended on their own
+	turnOf             map[string]int  // key -> its turn, from what the child reported
+	released           map[string]int  // key -> releases so far
+	clearedSince       map[string]bool // key -> an ack fail of it committed since its last release
 	pendingIntent      map[string]bool // keys left in intent at the last restart, not reconciled yet
 	executed           map[string]bool // effect log: executed and not undone
 	effectsRead        int64           // bytes of the effect log already checked
@@ -92,9 +92,10 @@ func TestCrash(t *testing.T) {
 		kills: map[string]int{}, turnOf: map[string]int{}, released: map[string]int{},
 		clearedSince: map[string]bool{}, pendingIntent: map[string]bool{}, executed: map[string]bool{}, lastTurn: -1,
 		expected: map[string]gate.LedgerState{}}
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 18))
-	seed := rng.Uint64()
-	rng = rand.New(rand.NewPCG(seed, 18))
+	// The seed picks the kill plans and the replays; where a kill lands
+	// also depends on timing, so a seed does not replay a run exactly.
+	seed := uint64(time.Now().UnixNano())
+	rng := rand.New(rand.NewPCG(seed, 18))
 	t.Logf("seed %d", seed)
 	want := crashKills(t)
 	total := 0
