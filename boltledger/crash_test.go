@@ -104,7 +104,7 @@ func TestCrash(t *testing.T) {
 		if killed != "" {
 			s.kills[killed]++
 			total++
-			if total%1000 == 0 {
+			if total%500 == 0 {
 				t.Logf("%d kills: %s", total, s.counts())
 			}
 		}
