@@ -43,6 +43,11 @@ type Options struct {
 	// Bucket holds the keys; several ledgers (one per gate, say) may share
 	// one file under different buckets. Default DefaultBucket.
 	Bucket string
+	// Now stamps each write, for Prune. Default time.Now.
+	Now func() time.Time
+
+	// The rest are for Open only; New takes the database as it is.
+
 	// LockWait is how long Open waits for another holder of the file to
 	// let go. Zero: fail at once with ErrLocked.
 	LockWait time.Duration
@@ -50,15 +55,15 @@ type Options struct {
 	// only the process) may then lose writes the gate relied on: for tests
 	// of decisions, never for production.
 	NoSync bool
-	// Now stamps each write, for Prune. Default time.Now.
-	Now func() time.Time
 	// Mode is the file's permission bits when Open creates it. Default 0o600.
 	Mode os.FileMode
 }
 
-// Ledger is a gate.Ledger stored in a bbolt file. It is safe for
-// concurrent use (bbolt serializes writers), so several gates may share
-// it, though keys are then shared too.
+// Ledger is a gate.Ledger stored in a bbolt file. Its methods are safe for
+// concurrent use (bbolt serializes writers), but the gate reads a key's
+// state and writes its intent in two calls: two gates that share one
+// ledger and seal the same key at the same moment may both release it.
+// Give gates that run at once their own buckets (Options.Bucket).
 type Ledger struct {
 	db     *bolt.DB
 	owned  bool // Open made db, so Close closes it
