@@ -6,6 +6,36 @@
 // bytes within the configured limits and frees them as soon as the call is
 // decided; previews are built incrementally and are a separate type that the
 // release path never accepts.
+//
+// # The ack loop
+//
+// A release is an instruction to execute, once. The gate writes the call's
+// idempotency key to the Ledger as intent before it returns the release;
+// the executor reports the outcome with Gate.Ack: ok once the effect
+// happened (the key is done: a replay of the call is refused
+// duplicate-effect), fail once it did not happen or was undone (the key is
+// cleared: a retry may run it). Two other decisions ask the executor to act:
+//
+//   - Reconcile: the key is in intent and this gate did not release it, so
+//     an earlier process released it and died before its ack (or the ack
+//     was lost). The outcome is unknown and the gate will not guess: it
+//     never releases the call again blindly. The executor must find out
+//     from the effect's own system whether it happened (look the key up in
+//     the effect's log, the payment's idempotency record, the file), then
+//     Ack(key, true) if it did and Ack(key, false) if it did not, so that a
+//     later retry may run it. Until then every call with that key gets
+//     reconcile again.
+//   - Compensate: a call released early (per-call release) belongs to an
+//     attempt that then ended badly (cut, failed, cancelled, disconnected,
+//     poisoned or superseded). The decision names the attempt and item; the
+//     executor finds the key from that call's release, undoes the effect (or
+//     cancels it if it has not run), and sends Ack(key, false). Ack an early
+//     release ok only once its attempt has closed complete: a key already
+//     done cannot be cleared (its ack fail answers unknown-ack).
+//
+// Keys left in intent by a crash are the reason for a durable ledger: with
+// MemoryLedger a new process forgets them and releases again. Package
+// boltledger keeps them in a file.
 package gate
 
 import (
@@ -73,8 +103,13 @@ type hotCall struct {
 	c             *call
 }
 
-// Gate is the real gate. Build one with New; it is not safe for concurrent
-// use.
+// Gate is the real gate. Build one with New.
+//
+// A Gate is not safe for concurrent use: one goroutine owns it and makes
+// every call (Feed, FeedDelta, Ack, and reads such as Retained). Tool calls
+// may still execute in parallel: their goroutines send their outcomes to
+// the owner (a channel of results), which calls Ack for each; see the
+// example of Gate.Ack. The Ledger, by contrast, may be shared.
 type Gate struct {
 	limits  sealgate.Limits
 	release sealgate.ReleasePolicy
@@ -198,6 +233,18 @@ func (g *Gate) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 // ways and holds both to the model.
 func (g *Gate) FeedDelta(attemptID, item string, b []byte) ([]sealgate.Decision, error) {
 	return g.delta(&deltaArgs{attemptID, item, b})
+}
+
+// Ack tells the gate what became of a released key, and is
+// Feed(sealgate.AckEvent(key, ok)) in every way: ok after the effect
+// happened (the ledger marks the key done: a later call with that key is
+// refused, duplicate-effect once this process has restarted), !ok after it
+// did not happen or was undone (the ledger and the released set forget the
+// key, so a retry may run it). The ledger's write is
+// durable, for a durable ledger, when Ack returns. An ack of a key that is
+// not in intent answers an unknown-ack anomaly and changes nothing.
+func (g *Gate) Ack(key string, ok bool) ([]sealgate.Decision, error) {
+	return g.Feed(sealgate.AckEvent(key, ok))
 }
 
 // route finds the live attempt an event names. For any other attempt it
