@@ -506,3 +506,52 @@ func TestGemini(t *testing.T) {
 		t.Fatal(rec.lines())
 	}
 }
+
+// closeWhileReading serves its bytes, then blocks the next Read until
+// Close, which fails that Read and returns only once the reader has its
+// error back: the end reaches the guard through Read, not Close.
+type closeWhileReading struct {
+	r            io.Reader
+	reading      chan struct{} // the blocked Read began
+	unblock      chan struct{}
+	readReturned chan struct{}
+}
+
+func (b *closeWhileReading) Read(p []byte) (int, error) {
+	if n, _ := b.r.Read(p); n > 0 {
+		return n, nil
+	}
+	close(b.reading)
+	<-b.unblock
+	return 0, errors.New("http: read on closed response body")
+}
+
+func (b *closeWhileReading) Close() error {
+	close(b.unblock)
+	<-b.readReturned
+	return nil
+}
+
+// An application that closes the body from another goroutine while a Read
+// waits: that Read's error is the close's, so the call is cancelled.
+func TestCloseDuringReadIsCancelled(t *testing.T) {
+	half := cut(fixture(t, "openai-chat/single-tool-call-strict.sse"), 6)
+	under := &closeWhileReading{r: bytes.NewReader(half), reading: make(chan struct{}), unblock: make(chan struct{}), readReturned: make(chan struct{})}
+	gd, rec := newGuard(t, serve(func() io.ReadCloser { return under }), guard.Options{})
+	resp, err := gd.RoundTrip(post(t, context.Background(), "t1", chatPath))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readEvents(t, resp.Body, half, 6)
+	var readErr error
+	go func() {
+		_, readErr = resp.Body.Read(make([]byte, 512))
+		close(under.readReturned)
+	}()
+	<-under.reading
+	resp.Body.Close()
+	if readErr == nil || !strings.Contains(readErr.Error(), "closed") {
+		t.Fatalf("read err %v", readErr)
+	}
+	want(t, rec.lines(), "reject r1:chatcmpl-ABfw8AOXnoa2kzy11vVTSjuQhHCQr item=0:0 reason=turn-cancelled")
+}
