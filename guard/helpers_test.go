@@ -19,7 +19,7 @@ import (
 // fixture reads a vendor capture in place: $SEALGATE_VENDOR_FIXTURES, or
 // ../shared/vendor-fixtures beside the repository. Without it the test is
 // skipped, saying so.
-func fixture(t *testing.T, rel string) []byte {
+func fixture(t testing.TB, rel string) []byte {
 	t.Helper()
 	dir := os.Getenv("SEALGATE_VENDOR_FIXTURES")
 	if dir == "" {
@@ -121,7 +121,7 @@ func (r *recorder) lines() []string {
 
 // newGuard builds a guard over a fresh gate with the default configuration
 // and the wrapped transport next.
-func newGuard(t *testing.T, next http.RoundTripper, o guard.Options) (*guard.Guard, *recorder) {
+func newGuard(t testing.TB, next http.RoundTripper, o guard.Options) (*guard.Guard, *recorder) {
 	t.Helper()
 	g, err := gate.New(fixtureConfig(), gate.NewMemoryLedger())
 	if err != nil {
@@ -180,7 +180,7 @@ func staticBody(b []byte) func() io.ReadCloser {
 
 // post makes a request of the turn to path (the protocol is detected from
 // it).
-func post(t *testing.T, ctx context.Context, turn, path string) *http.Request {
+func post(t testing.TB, ctx context.Context, turn, path string) *http.Request {
 	t.Helper()
 	if turn != "" {
 		ctx = guard.WithTurn(ctx, turn)
