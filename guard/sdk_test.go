@@ -13,6 +13,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -324,21 +325,9 @@ func TestSDKReadsNeverWaitForTheNextEvent(t *testing.T) {
 	if len(rec.of(sealgate.Release)) != 1 {
 		t.Fatalf("at the end: %v", rec.lines())
 	}
-	if under.ahead || len(seen.reads) < len(events) || !equalInts(seen.reads, under.reads) {
+	if under.ahead || len(seen.reads) < len(events) || !slices.Equal(seen.reads, under.reads) {
 		t.Fatalf("read ahead %v; SDK reads %v, reads underneath %v", under.ahead, seen.reads, under.reads)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The SDK cancels its context mid-stream: the SDK reports the cancel, the
