@@ -292,7 +292,7 @@ func newBody(gd *Guard, ctx context.Context, rc io.ReadCloser, p wire.Protocol, 
 		ev.Attempt = prefix + ev.Attempt
 		return gd.feed(ctx, &ev)
 	}, func(err error) { gd.report(ctx, err) })
-	b.stop = context.AfterFunc(ctx, func() { b.end(true) })
+	b.stop = context.AfterFunc(ctx, func() { b.end(true, false) })
 	return b
 }
 
@@ -321,7 +321,7 @@ func (b *body) Read(p []byte) (int, error) {
 	cancel := err != io.EOF && (b.closed || b.ctx.Err() != nil)
 	b.mu.Unlock()
 	if err != nil {
-		b.end(cancel)
+		b.end(cancel, true)
 	}
 	return n, err
 }
@@ -333,17 +333,26 @@ func (b *body) Close() error {
 	b.closed = true
 	b.mu.Unlock()
 	err := b.rc.Close()
-	b.end(true)
+	b.end(true, false)
 	return err
 }
 
 // end hands the end of the body to the decoder, once; while a Read is
 // handing it bytes, that Read hands the end over when it is done. cancel
 // makes a disconnected close (the attempt was still open) cancelled.
-func (b *body) end(cancel bool) {
+//
+// With wait, end returns only once the decisions of the end were handed
+// over, even when another goroutine (a cancel, a Close) ended the body
+// first. Only Read waits so: a Close or cancel may come from inside a
+// callback, which cannot wait for the callbacks to be over, but a Read
+// never does.
+func (b *body) end(cancel, wait bool) {
 	b.mu.Lock()
 	if b.finished {
 		b.mu.Unlock()
+		if wait {
+			<-b.dec.done
+		}
 		return
 	}
 	b.finished, b.cancel = true, cancel
