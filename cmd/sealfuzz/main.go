@@ -17,7 +17,8 @@ const usage = `usage:
                                    the fuzzing campaign (the main job); failures are
                                    reduced into corpus/regress/CHECK.scn
   sealfuzz replay [flags] PATH...  replay .scn files (folders are searched for *.scn)
-  sealfuzz reduce [-o OUT] FILE    reduce a failing .scn or testdata/fuzz input
+  sealfuzz reduce [-o OUT] [-target FuzzX] FILE
+                                   reduce a failing .scn, testdata/fuzz or libFuzzer input
   sealfuzz power [-seeds 10] [-fuzz-seeds N] [-checks 100] [-fuzz-cap 60s] [-fuzz-minimize 0]
                  [-techniques rapid,gofuzz,corpus] [-bugs a,b] [-note TEXT] [-out DIR]
                                    measure how fast each technique finds each zoo bug;
