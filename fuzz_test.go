@@ -73,7 +73,7 @@ func gateVsModelSeeds(tb testing.TB) [][]any {
 // an input is a coherent stream.
 func FuzzGateVsModel(f *testing.F) {
 	chk := faultyChecker(f)
-	addSeeds(f, gateVsModelSeeds(f))
+	fuzzkit.AddSeeds(f, gateVsModelSeeds(f))
 	machineRun := rapid.MakeFuzz(machine.Fuzz(chk))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzing.GateVsModel(t, chk, func(_ fuzzkit.TB, bits []byte) { machineRun(t, bits) }, data)
@@ -96,7 +96,7 @@ func strictJSONSeeds() [][]any {
 }
 
 func FuzzStrictJSON(f *testing.F) {
-	addSeeds(f, strictJSONSeeds())
+	fuzzkit.AddSeeds(f, strictJSONSeeds())
 	f.Fuzz(func(t *testing.T, doc []byte, depth uint8) { fuzzing.StrictJSON(t, doc, depth) })
 }
 
@@ -111,7 +111,7 @@ func chunkingSeeds() [][]any {
 // FuzzChunking streams one document as one call, cut where the fuzzer
 // says (fuzzing.Chunking).
 func FuzzChunking(f *testing.F) {
-	addSeeds(f, chunkingSeeds())
+	fuzzkit.AddSeeds(f, chunkingSeeds())
 	f.Fuzz(func(t *testing.T, doc, cuts []byte, tool uint8) { fuzzing.Chunking(t, doc, cuts, tool) })
 }
 
@@ -126,14 +126,8 @@ func scenarioTextSeeds(tb testing.TB) [][]any {
 }
 
 func FuzzScenarioText(f *testing.F) {
-	addSeeds(f, scenarioTextSeeds(f))
+	fuzzkit.AddSeeds(f, scenarioTextSeeds(f))
 	f.Fuzz(func(t *testing.T, src []byte) { fuzzing.ScenarioText(t, src) })
-}
-
-func addSeeds(f *testing.F, seeds [][]any) {
-	for _, s := range seeds {
-		f.Add(s...)
-	}
 }
 
 // TestWriteSeedCorpus writes the seeds of this package's targets for

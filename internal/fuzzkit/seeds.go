@@ -56,3 +56,11 @@ func WriteSeedCorpus(t SeedCorpusTB, seeds map[string][][]any) {
 		}
 	}
 }
+
+// AddSeeds gives a go test target its seeds (f is the *testing.F), the
+// same lists WriteSeedCorpus writes for libFuzzer.
+func AddSeeds(f interface{ Add(args ...any) }, seeds [][]any) {
+	for _, s := range seeds {
+		f.Add(s...)
+	}
+}
