@@ -25,12 +25,24 @@ compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzGateVsModel FuzzGateVsModel
 compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzStrictJSON FuzzStrictJSON
 compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzChunking FuzzChunking
 compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzScenarioText FuzzScenarioText
+compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireOpenAIResponses FuzzWireOpenAIResponses
+compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireOpenAIChat FuzzWireOpenAIChat
+compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireAnthropic FuzzWireAnthropic
+compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireGemini FuzzWireGemini
+# Harnesses that test unexported code sit in their package, under another
+# name than the go test target beside them.
+compile_native_go_fuzzer $M/gate FuzzSealTextLibFuzzer FuzzSealText
+compile_native_go_fuzzer $M/scn FuzzParseLibFuzzer FuzzParse
+# gate/internal/partial may be imported only from under gate/, and
+# go-118-fuzz-build writes its main package into the current directory.
+(cd gate && compile_native_go_fuzzer $M/gate/internal/partial FuzzPartialLibFuzzer FuzzPartial)
+(cd gate && compile_native_go_fuzzer $M/gate/internal/partial FuzzWatchLibFuzzer FuzzWatch)
 
 # libFuzzer drops f.Add seeds: each package's TestWriteSeedCorpus writes them
 # in the shim's layout (one file per seed, under seeds/TARGET/).
 seeds=$WORK/sealgate-seeds
 rm -rf "$seeds"
-SEALGATE_SEED_CORPUS=$seeds go test -count=1 -run '^TestWriteSeedCorpus$' . >/dev/null
+SEALGATE_SEED_CORPUS=$seeds go test -count=1 -run '^TestWriteSeedCorpus$' . ./gate ./gate/internal/partial ./scn ./wire >/dev/null
 for dir in "$seeds"/*/; do
   name=$(basename "$dir")
   rm -f "$OUT/${name}_seed_corpus.zip"

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate/fuzzing"
+	"github.com/sealgate/sealgate/wire"
 )
 
 func FuzzGateVsModel(f *testing.F) {
@@ -28,4 +29,20 @@ func FuzzChunking(f *testing.F) {
 
 func FuzzScenarioText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) { fuzzing.ScenarioText(t, src) })
+}
+
+func FuzzWireOpenAIResponses(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, jsonl bool) { fuzzing.WireDecode(t, wire.OpenAIResponses, data, jsonl) })
+}
+
+func FuzzWireOpenAIChat(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, jsonl bool) { fuzzing.WireDecode(t, wire.OpenAIChat, data, jsonl) })
+}
+
+func FuzzWireAnthropic(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, jsonl bool) { fuzzing.WireDecode(t, wire.Anthropic, data, jsonl) })
+}
+
+func FuzzWireGemini(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, jsonl bool) { fuzzing.WireDecode(t, wire.Gemini, data, jsonl) })
 }
