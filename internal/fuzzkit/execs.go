@@ -183,3 +183,20 @@ func Flush() error {
 	}
 	return writeCounts(filepath.Join(dir, fmt.Sprintf("%d.execs", os.Getpid())))
 }
+
+// Count is this process's count of the target called name (the sum over
+// its counters, should two bodies share the name).
+func Count(name string) int64 {
+	countersMu.Lock()
+	defer countersMu.Unlock()
+	var n int64
+	for _, c := range counters {
+		if c.name == name {
+			n += c.n.Load()
+		}
+	}
+	return n
+}
+
+// ProcessCPU is the user+system time this process has used so far.
+func ProcessCPU() time.Duration { return processCPU() }
