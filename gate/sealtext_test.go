@@ -2,18 +2,14 @@ package gate
 
 import (
 	"bytes"
-	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 )
 
 // sealTextSeeds are valid and invalid texts of every kind, for the tests
@@ -29,67 +25,6 @@ var sealTextSeeds = []string{
 	`"\u007f\u001f\b\f\n\r\t\u2028"`,
 	// escapes after and between runs of eight or more plain bytes
 	`{"s":"abcdefgh\n\"ijklmnopq\\r\u0001stuvwxyz0123\t"}`,
-}
-
-// jsontextCanonical is an independent oracle for appendCanonical:
-// jsontext's own RFC 8785 formatting. It reads numbers with strconv, which
-// misreads literals past 800 digits, so callers skip those.
-func jsontextCanonical(raw []byte) ([]byte, error) {
-	v := jsontext.Value(bytes.Clone(raw))
-	err := v.Canonicalize()
-	return v, err
-}
-
-func hasLongNumber(v any) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for _, x := range v {
-			if hasLongNumber(x) {
-				return true
-			}
-		}
-	case []any:
-		for _, x := range v {
-			if hasLongNumber(x) {
-				return true
-			}
-		}
-	case json.Number:
-		return len(v) > 300
-	}
-	return false
-}
-
-// checkSealText holds sealText to ValidJSON (the same verdict), to
-// encoding/json (the same document) and to jsontext (the same canonical
-// form).
-func checkSealText(t *testing.T, raw []byte, depth int) {
-	t.Helper()
-	doc, size, ok := sealText(raw, depth)
-	r, err := ValidJSON(raw, depth)
-	if ok != (err == nil) {
-		t.Fatalf("%q depth %d: sealText ok=%v, ValidJSON %q %v", raw, depth, ok, r, err)
-	}
-	if !ok {
-		return
-	}
-	if want := len(sealgate.Compact(raw)); size != want {
-		t.Fatalf("%q: sealText counts a compact form of %d bytes, sealgate.Compact gives %d", raw, size, want)
-	}
-	want, err := decodeNumbers(raw)
-	if err != nil || !reflect.DeepEqual(doc, want) {
-		t.Fatalf("%q: sealText %#v, encoding/json %#v (%v)", raw, doc, want, err)
-	}
-	got, err := appendCanonical(nil, doc)
-	if err != nil {
-		t.Fatalf("%q: appendCanonical: %v", raw, err)
-	}
-	if hasLongNumber(doc) {
-		return
-	}
-	if wantC, err := jsontextCanonical(raw); err != nil || !bytes.Equal(got, wantC) {
-		t.Fatalf("%q: canonical %q, jsontext %q (%v)", raw, got, wantC, err)
-	}
 }
 
 func TestSealTextSeeds(t *testing.T) {
@@ -159,12 +94,22 @@ func TestCanonicalForms(t *testing.T) {
 // every text at every depth limit, decodes as encoding/json does, and
 // canonicalizes as jsontext does.
 func FuzzSealText(f *testing.F) {
+	fuzzkit.AddSeeds(f, sealTextFuzzSeeds())
+	f.Fuzz(func(t *testing.T, raw []byte, depth uint8) { fuzzSealText(t, raw, depth) })
+}
+
+func sealTextFuzzSeeds() [][]any {
+	var out [][]any
 	for _, s := range sealTextSeeds {
-		f.Add([]byte(s), uint8(3))
+		out = append(out, []any{[]byte(s), uint8(3)})
 	}
-	f.Fuzz(func(t *testing.T, raw []byte, depth uint8) {
-		checkSealText(t, raw, 1+int(depth%70))
-	})
+	return out
+}
+
+// TestWriteSeedCorpus writes this package's fuzz seeds for libFuzzer
+// (fuzzkit.SeedCorpusEnv).
+func TestWriteSeedCorpus(t *testing.T) {
+	fuzzkit.WriteSeedCorpus(t, map[string][][]any{"FuzzSealText": sealTextFuzzSeeds()})
 }
 
 // TestHasNoncharacterEveryRune holds the seal's noncharacter search (with

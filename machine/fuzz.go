@@ -35,6 +35,11 @@ import (
 // which Replay reports (TestReplayMatchesMakeFuzz notices an upgrade).
 const failFileVersion = "v0.4.8"
 
+// ErrNoConfig is Replay's answer when the bits run out before the machine
+// has a configuration: an input with nothing to check, which a fuzz
+// target skips.
+var ErrNoConfig = errors.New("the bits ran out before the machine had a configuration")
+
 // Replay runs the state machine once on bits, a rapid bitstream as
 // rapid.MakeFuzz reads a fuzz input, and checks it with chk as Fuzz does.
 // The result holds the configuration and the events checked: the whole
@@ -82,7 +87,7 @@ func Replay(chk *check.Checker, bits []byte) (*Failure, error) {
 	case strings.Contains(log, "ignoring fail file"):
 		return nil, errors.New("rapid did not replay the bitstream: " + log)
 	case seen.Config.Tools == nil:
-		return nil, errors.New("the bits ran out before the machine had a configuration")
+		return nil, ErrNoConfig
 	}
 	out := &Failure{Config: seen.Config, Events: append(seen.Events[:0:0], seen.Events...)}
 	if rec.Failed() {

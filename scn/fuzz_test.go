@@ -4,37 +4,9 @@ import (
 	"bytes"
 	"math/rand"
 	"testing"
-)
 
-// checkRoundTrip parses src; when it parses, printing and parsing again must
-// give an equal scenario, and printing that must give the same bytes.
-// Config must never panic either.
-func checkRoundTrip(t *testing.T, src []byte) {
-	t.Helper()
-	s, err := Parse("fuzz", src)
-	if err != nil {
-		if _, ok := err.(*Error); !ok {
-			t.Fatalf("error of type %T", err)
-		}
-		return
-	}
-	out := s.Format()
-	s2, err := Parse("fuzz", out)
-	if err != nil {
-		t.Fatalf("printed file does not parse: %v\ninput %q\nprinted %q", err, src, out)
-	}
-	if !s.Equal(s2) {
-		t.Fatalf("round trip differs\ninput %q\nprinted %q", src, out)
-	}
-	if out2 := s2.Format(); string(out2) != string(out) {
-		t.Fatalf("printing is not stable\n%q\n%q", out, out2)
-	}
-	_, err1 := s.Config()
-	_, err2 := s2.Config()
-	if (err1 == nil) != (err2 == nil) {
-		t.Fatalf("Config changed by printing: %v / %v", err1, err2)
-	}
-}
+	"github.com/sealgate/sealgate/internal/fuzzkit"
+)
 
 var seeds = []string{
 	sample,
@@ -138,9 +110,21 @@ func TestRandomMutations(t *testing.T) {
 	}
 }
 
-func FuzzParse(f *testing.F) {
+func parseFuzzSeeds() [][]any {
+	var out [][]any
 	for _, s := range seeds {
-		f.Add([]byte(s))
+		out = append(out, []any{[]byte(s)})
 	}
-	f.Fuzz(checkRoundTrip)
+	return out
+}
+
+func FuzzParse(f *testing.F) {
+	fuzzkit.AddSeeds(f, parseFuzzSeeds())
+	f.Fuzz(func(t *testing.T, src []byte) { checkRoundTrip(t, src) })
+}
+
+// TestWriteSeedCorpus writes this package's fuzz seeds for libFuzzer
+// (fuzzkit.SeedCorpusEnv).
+func TestWriteSeedCorpus(t *testing.T) {
+	fuzzkit.WriteSeedCorpus(t, map[string][][]any{"FuzzParse": parseFuzzSeeds()})
 }

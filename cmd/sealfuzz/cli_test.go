@@ -22,7 +22,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"-h"}, []string{"for", "slice", "targets", "workers", "dir", "minimize", "regress", "stop"}},
 		{[]string{"help"}, []string{"for", "stop"}},
 		{[]string{"replay", "-h"}, []string{"print", "model", "update", "wire", "config"}},
-		{[]string{"reduce", "-h"}, []string{"o"}},
+		{[]string{"reduce", "-h"}, []string{"o", "target"}},
 		{[]string{"power", "-h"}, []string{"seeds", "checks", "fuzz-cap", "fuzz-minimize", "fuzz-seeds", "techniques", "bugs", "out", "note"}},
 		{[]string{"help", "power"}, []string{"seeds", "note"}},
 		{[]string{"shared", "-h"}, nil},

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha1"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/reduce"
 	"github.com/sealgate/sealgate/zoo"
 )
@@ -34,7 +37,7 @@ func TestMachineInputReduces(t *testing.T) {
 		if err := os.WriteFile(path, fuzzFile(input), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, evs, err := loadFailure(path, chk)
+		cfg, evs, err := loadFailure(path, "", chk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,6 +66,48 @@ func TestGenericSeedOnlyGeneric(t *testing.T) {
 	} {
 		if _, _, _, ok := genericSeed(line, 0); ok {
 			t.Errorf("%q: taken for a generic seed", line)
+		}
+	}
+}
+
+// TestLibFuzzerInputLoads: an input of the libFuzzer build (the shim's
+// layout, as a crash file holds it) loads into the same scenario as the
+// same arguments in go fuzz's file format, named by -target or by an
+// artifact prefix, and a libFuzzer file of no named target is refused.
+func TestLibFuzzerInputLoads(t *testing.T) {
+	chk := zoo.ReleaseAtEnd.Checker()
+	dir := t.TempDir()
+	goDir := filepath.Join(dir, "FuzzGateVsModel")
+	if err := os.MkdirAll(goDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seeds := gen.Seeds(0)
+	for i, in := range []([]byte){seeds[0], seeds[len(seeds)-1], seeds[10], append([]byte{1}, "open a turn=t\n----\n"...)} {
+		goFile := filepath.Join(goDir, fmt.Sprintf("in%d", i))
+		if err := os.WriteFile(goFile, fuzzFile(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		wantCfg, wantEvs, wantErr := loadFailure(goFile, "", chk)
+		lib, err := fuzzkit.Encode(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := fmt.Sprintf("%x", sha1.Sum(lib))
+		named := filepath.Join(dir, "FuzzGateVsModel-crash-"+sum)
+		bare := filepath.Join(dir, "crash-"+sum)
+		for _, p := range []string{named, bare} {
+			if err := os.WriteFile(p, lib, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, c := range []struct{ path, target string }{{named, ""}, {bare, "FuzzGateVsModel"}} {
+			cfg, evs, err := loadFailure(c.path, c.target, chk)
+			if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(cfg, wantCfg) || !reflect.DeepEqual(evs, wantEvs) {
+				t.Fatalf("input %d from %s: %d events (%v), want %d (%v)", i, filepath.Base(c.path), len(evs), err, len(wantEvs), wantErr)
+			}
+		}
+		if _, _, err := loadFailure(bare, "", chk); err == nil {
+			t.Fatalf("%s loaded without a target", bare)
 		}
 	}
 }

@@ -18,7 +18,7 @@ const usage = `usage:
   sealfuzz [flags]                 the fuzzing campaign (the main job); failures are
                                    reduced into corpus/regress/CHECK.scn
   sealfuzz replay [flags] PATH...  replay .scn files (folders are searched for *.scn)
-  sealfuzz reduce [-o OUT] FILE    reduce a failing .scn or testdata/fuzz input
+  sealfuzz reduce [flags] FILE     reduce a failing .scn, testdata/fuzz or libFuzzer input
   sealfuzz power [flags]           measure how fast each technique finds each zoo bug;
                                    writes docs/power/power.md and power.png
   sealfuzz shared                  say which tests skip for want of ../shared

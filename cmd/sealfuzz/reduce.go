@@ -12,6 +12,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/fuzzing"
 	"github.com/sealgate/sealgate/gen"
 	"github.com/sealgate/sealgate/machine"
 	"github.com/sealgate/sealgate/reduce"
@@ -19,13 +20,36 @@ import (
 	"github.com/sealgate/sealgate/zoo"
 )
 
-// loadFailure reads a failing scenario: a .scn file, or an input that go
-// fuzz wrote under testdata/fuzz/TARGET/ (the target is the folder's name).
-// chk replays FuzzGateVsModel's machine reading (see fuzzScenario).
-func loadFailure(path string, chk *check.Checker) (sealgate.Config, []sealgate.Event, error) {
+// libFuzzerRE matches the name of an input libFuzzer wrote (a crash, a
+// timeout...), after an artifact prefix that may name the target
+// (.ci/cflite-local writes TARGET-crash-SHA1).
+var libFuzzerRE = regexp.MustCompile(`^(?:(Fuzz[A-Za-z0-9]+)-)?(?:crash|timeout|oom|leak|slow-unit)-[0-9a-f]{40}$`)
+
+// loadFailure reads a failing scenario: a .scn file, an input that go
+// fuzz wrote under testdata/fuzz/TARGET/ (the target is the folder's name),
+// or a libFuzzer input of target libTarget (when empty, the target its
+// name gives, for a libFuzzer artifact). chk replays FuzzGateVsModel's
+// machine reading (see fuzzScenario).
+func loadFailure(path, libTarget string, chk *check.Checker) (sealgate.Config, []sealgate.Event, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return sealgate.Config{}, nil, err
+	}
+	if m := libFuzzerRE.FindStringSubmatch(filepath.Base(path)); libTarget == "" && m != nil {
+		if libTarget = m[1]; libTarget == "" {
+			return sealgate.Config{}, nil, fmt.Errorf("%s: a libFuzzer input of no named target; say which with -target", path)
+		}
+	}
+	if libTarget != "" {
+		args, err := fuzzing.LibFuzzerArgs(libTarget, src)
+		if err != nil {
+			return sealgate.Config{}, nil, fmt.Errorf("%s: %v", path, err)
+		}
+		cfg, evs, err := fuzzScenario(libTarget, args, chk)
+		if err != nil {
+			return cfg, nil, fmt.Errorf("%s: %v; rerun it with the libFuzzer binary %s", path, err, libTarget)
+		}
+		return cfg, evs, nil
 	}
 	if strings.HasPrefix(string(src), "go test fuzz v1") {
 		args, err := gen.ParseFuzzFile(src)
@@ -100,12 +124,12 @@ func fuzzFile(input []byte) []byte {
 }
 
 // reduceFile reduces a failing input and renders the result as .scn text.
-func reduceFile(path string) ([]byte, *reduce.Result, error) {
+func reduceFile(path, libTarget string) ([]byte, *reduce.Result, error) {
 	chk, err := zoo.FromEnv()
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, evs, err := loadFailure(path, chk)
+	cfg, evs, err := loadFailure(path, libTarget, chk)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,11 +144,13 @@ func reduceFile(path string) ([]byte, *reduce.Result, error) {
 func reduceMain(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("reduce", `usage: sealfuzz reduce [flags] FILE
 
-Shrinks a failing input (a .scn file, or a go fuzz input under
-testdata/fuzz/TARGET/) to a short scenario that fails the same check.
+Shrinks a failing input (a .scn file, a go fuzz input under
+testdata/fuzz/TARGET/, or a libFuzzer input: -target, or a file named
+TARGET-crash-SHA1) to a short scenario that fails the same check.
 SEALGATE_FAULTS=BUG reduces against the gate with that zoo bug planted.
 `, stderr)
 	out := fs.String("o", "", "write the reduced scenario here instead of standard output")
+	target := fs.String("target", "", "FILE is an input of this target's libFuzzer binary (a crash file of .clusterfuzzlite/build.sh's FuzzGateVsModel, say)")
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -132,7 +158,7 @@ SEALGATE_FAULTS=BUG reduces against the gate with that zoo bug planted.
 		fmt.Fprintf(stderr, "sealfuzz reduce: want one FILE\n%s", usage)
 		return 2
 	}
-	text, res, err := reduceFile(fs.Arg(0))
+	text, res, err := reduceFile(fs.Arg(0), *target)
 	if err != nil {
 		fmt.Fprintf(stderr, "sealfuzz reduce: %v\n", err)
 		return 1
@@ -170,7 +196,7 @@ func (c *campaign) collect(target, dir, crasher, message, why string) {
 			f.input = keep
 		}
 	}
-	text, res, err := reduceFile(f.input)
+	text, res, err := reduceFile(f.input, "")
 	if err != nil {
 		f.check = firstLine(message)
 		f.note = "not reduced: " + err.Error()

@@ -5,50 +5,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 )
-
-// watchRun feeds chunks to p and, after each, applies the watcher's changes
-// to a view that must render exactly the snapshot. It returns every change.
-func watchRun(t testing.TB, p *Parser, chunks [][]byte) []Change {
-	t.Helper()
-	w := p.Watch()
-	var v View
-	var all []Change
-	check := func(at int) {
-		n := len(all)
-		all = w.Next(all)
-		for _, c := range all[n:] {
-			if !v.Apply(c) {
-				t.Fatalf("chunk %d: change %v does not fit the view %s", at, c, v.String())
-			}
-		}
-		if got, want := v.String(), p.Snapshot(); got != want {
-			t.Fatalf("chunk %d of %q: view %s, snapshot %s\nchanges: %v", at, chunks, got, want, all)
-		}
-	}
-	check(-1)
-	for i, ch := range chunks {
-		p.Write(ch)
-		check(i)
-	}
-	for i, c := range all {
-		if c.Kind == ChangeStop && i != len(all)-1 {
-			t.Fatalf("%q: changes after stop: %v", chunks, all[i:])
-		}
-	}
-	if stopped := len(all) > 0 && all[len(all)-1].Kind == ChangeStop; stopped != p.stopped {
-		t.Fatalf("%q: stop sent=%v, parser stopped=%v", chunks, stopped, p.stopped)
-	}
-	return all
-}
-
-func bytewise(in []byte) [][]byte {
-	var out [][]byte
-	for i := range in {
-		out = append(out, in[i:i+1])
-	}
-	return out
-}
 
 // TestWatchTable: for every table case, whole, byte by byte and split in
 // two at every position, the changes rebuild the snapshot after every write.
@@ -136,37 +95,27 @@ func TestWatchSecretsNeverSent(t *testing.T) {
 	}
 }
 
-// FuzzWatch: any bytes, any chunking: the changes rebuild the snapshot after
-// every write, and nothing follows a stop.
-func FuzzWatch(f *testing.F) {
+func watchFuzzSeeds() [][]any {
+	var out [][]any
 	for _, c := range cases {
 		if len(c.in) < 200 {
-			f.Add([]byte(c.in), uint64(len(c.in)/2), uint8(3))
+			out = append(out, []any{[]byte(c.in), uint64(len(c.in) / 2), uint8(3)})
 		}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20; i++ {
 		var b bytes.Buffer
 		genDoc(r, &b, 4)
-		f.Add(b.Bytes(), r.Uint64(), uint8(r.IntN(8)))
+		out = append(out, []any{b.Bytes(), r.Uint64(), uint8(r.IntN(8))})
 	}
-	f.Fuzz(func(t *testing.T, in []byte, cutBits uint64, depth uint8) {
-		if len(in) > 4096 {
-			return
-		}
-		var chunks [][]byte
-		last := 0
-		for k := 0; k < 4 && len(in) > 0; k++ {
-			c := int(cutBits>>(16*k)&0xFFFF) % (len(in) + 1)
-			if c >= last {
-				chunks = append(chunks, in[last:c])
-				last = c
-			}
-		}
-		chunks = append(chunks, in[last:])
-		watchRun(t, New(int(depth%8)+1, 1<<30, fuzzSecrets), chunks)
-		watchRun(t, New(int(depth%8)+1, int(cutBits%97)+1, fuzzSecrets), bytewise(in))
-	})
+	return out
+}
+
+// FuzzWatch: any bytes, any chunking: the changes rebuild the snapshot after
+// every write, and nothing follows a stop (fuzzWatch).
+func FuzzWatch(f *testing.F) {
+	fuzzkit.AddSeeds(f, watchFuzzSeeds())
+	f.Fuzz(func(t *testing.T, in []byte, cutBits uint64, depth uint8) { fuzzWatch(t, in, cutBits, depth) })
 }
 
 // TestWatchRandomValid: random valid documents fed in random chunks.

@@ -1,0 +1,34 @@
+package wire
+
+import (
+	"math/rand"
+	"os"
+	"path/filepath"
+)
+
+// FuzzSeeds is fuzzSeeds for the fuzz targets in the external test package
+// (fuzz_test.go), whose body is in package fuzzing.
+var FuzzSeeds = fuzzSeeds
+
+// fuzzSeeds: the captures when present, and encodings of random sequences.
+func fuzzSeeds(p Protocol) [][]byte {
+	var out [][]byte
+	if dir, ok := fixturesDir(); ok {
+		files, _ := filepath.Glob(filepath.Join(dir, string(p), "*.sse"))
+		for _, f := range files {
+			if b, err := os.ReadFile(f); err == nil && len(b) < 64<<10 {
+				out = append(out, b)
+			}
+		}
+	}
+	for seed := int64(0); seed < 4; seed++ {
+		evs := genEvents(p, rand.New(rand.NewSource(seed)))
+		if p == Gemini {
+			evs = trimGemini(evs)
+		}
+		if b, err := Encode(p, evs); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
