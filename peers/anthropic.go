@@ -122,7 +122,7 @@ func (t runnerTool) Execute(ctx context.Context, input json.RawMessage) ([]anthr
 		if r.used[i] || b.Type != "tool_use" || b.Name != t.name {
 			continue
 		}
-		if in, err := json.Marshal(b.Input); err == nil && string(in) == string(input) {
+		if in, err := json.Marshal(b.AsToolUse().Input); err == nil && string(in) == string(input) {
 			r.used[i] = true
 			item, call = blockItem(r.msg.ID, i), b.ID
 			break

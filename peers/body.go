@@ -121,7 +121,7 @@ const (
 	CutInside              // the body ends half way into SSE event At
 	ResetInside            // as CutInside, and the connection breaks
 	ErrorAfter             // the protocol's error event inserted after SSE event At
-	faultKinds
+	FaultKinds             // how many kinds there are
 )
 
 var faultNames = [...]string{NoFault: "none", DropTerminal: "drop-terminal", DropStops: "drop-stops",

@@ -40,7 +40,7 @@ func control(p wire.Protocol) *Peer {
 				ds, err := g.Feed(ev)
 				for _, d := range ds {
 					if d.Kind == sealgate.Release {
-						emit(Release{Attempt: d.Attempt, Item: d.Item, Call: d.Call, Tool: d.Tool, Args: d.Args})
+						emit(Release{Attempt: d.Attempt, Item: d.Item, Call: d.Call, Tool: d.Tool, Args: d.Args, Key: d.Key})
 					}
 				}
 				if err != nil {

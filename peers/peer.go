@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/model"
 	"github.com/sealgate/sealgate/wire"
 )
 
@@ -17,6 +18,18 @@ import (
 type Release struct {
 	Attempt, Item, Call, Tool string
 	Args                      []byte
+	Key                       string // the gate's own key (the control); "" for an SDK
+}
+
+// releaseKey is the key the default configuration gives a call (idem mode
+// args: turn, tool, canonical form), so that I7 counts an SDK's releases as
+// it counts the gate's; arguments with no canonical form key by their bytes.
+func releaseKey(tool string, args []byte) string {
+	c, err := model.Canonical(args)
+	if err != nil {
+		c = args
+	}
+	return sealgate.Key(sealgate.ArgsMaterial(Turn, tool, c))
 }
 
 // Peer is one gate under test: an SDK idiom (or, as the control, the
@@ -26,7 +39,8 @@ type Peer struct {
 	Module   string // the Go module whose code decides, e.g. github.com/openai/openai-go/v3
 	Idiom    string // what the application does, in one line
 	Protocol wire.Protocol
-	Control  bool // the project's own gate: must show no violation
+	Control  bool   // the project's own gate: must show no violation
+	Docs     string // what the SDK's own documentation says about the idiom
 
 	// drive runs the idiom against the loopback server and calls emit for
 	// each call it would execute, at the moment it would execute it.
@@ -105,13 +119,16 @@ func (r *Runner) Run(p *Peer, body Body) (Outcome, error) {
 	var mu sync.Mutex
 	emit := func(rel Release) {
 		delivered, eof := sess.position()
+		key := rel.Key
+		if key == "" {
+			key = releaseKey(rel.Tool, rel.Args)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		out.Releases = append(out.Releases, sealgate.Decision{
 			At: out.Meaning.At(delivered, eof), Kind: sealgate.Release,
 			Attempt: rel.Attempt, Item: rel.Item, Call: rel.Call, Tool: rel.Tool,
-			Key:  sealgate.Key(sealgate.CallMaterial(Turn, rel.Call)),
-			Args: sealgate.Compact(rel.Args),
+			Key: key, Args: sealgate.Compact(rel.Args),
 		})
 	}
 	ctx, cancel := runContext()

@@ -22,6 +22,9 @@ const usage = `usage:
                  [-techniques rapid,gofuzz,corpus] [-bugs a,b] [-note TEXT] [-out DIR]
                                    measure how fast each technique finds each zoo bug;
                                    writes docs/power/power.md and power.png
+  sealfuzz peers [-for 20s] [-replay FILE.sse] [-list] (see sealfuzz peers -h)
+                                   the official SDKs' tool-call idioms under the suite;
+                                   writes docs/peers/
 
 replay flags:
   -print    print only the gate's decision lines, in the SPEC format
@@ -49,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return reduceMain(args[1:], stdout, stderr)
 	case "power":
 		return powerMain(args[1:], stdout, stderr)
+	case "peers":
+		return peersMain(args[1:], stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return 0
