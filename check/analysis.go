@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/model"
 )
 
 // The analysis replays a trace's events beside its decisions and rebuilds,
@@ -90,6 +91,17 @@ type analysis struct {
 	peeks []peekRec
 	// unknown-ack lines by event, to tell accepted acks from refused ones.
 	ackRefused map[int]bool
+	// orphans are releases that name no call of a live attempt.
+	orphans []sealgate.Decision
+	// specKeys holds, for a subject that is not full, the SPEC's key of
+	// each release whose args have one (see model.IdemKey).
+	specKeys map[releaseRef]string
+}
+
+// releaseRef names one release line.
+type releaseRef struct {
+	at            int
+	attempt, item string
 }
 
 type peekRec struct {
@@ -106,6 +118,10 @@ var poisoning = map[sealgate.AnomalyKind]bool{
 
 func analyze(t *Trace) *analysis {
 	a := &analysis{t: t, byEvent: t.byEvent(), ackRefused: map[int]bool{}}
+	shape := a.byEvent
+	if t.Shape != nil {
+		shape = byEvent(t.Shape, len(t.Events))
+	}
 	epoch := 0
 	byID := map[string]*attemptRec{} // current epoch
 	used := map[string]bool{}
@@ -115,7 +131,7 @@ func analyze(t *Trace) *analysis {
 		a.epochOf = append(a.epochOf, epoch)
 		hasAnomaly := false
 		var pending *callRec // the call a delta may append to
-		for _, d := range ds {
+		for _, d := range shape[i] {
 			if d.Kind == sealgate.Anomaly {
 				hasAnomaly = true
 				if d.Anomaly == sealgate.UnknownAck {
@@ -192,25 +208,33 @@ func analyze(t *Trace) *analysis {
 			}
 			a.peeks = append(a.peeks, peekRec{at: at, call: c, liveCall: liveCall})
 		}
-		// Decisions of this event: poisoning, verdicts, compensations.
+		// Decisions of this event: poisoning (from the stream's shape),
+		// verdicts, compensations.
+		for _, d := range shape[i] {
+			if r := byID[d.Attempt]; r != nil && d.Kind == sealgate.Anomaly && poisoning[d.Anomaly] && r.state == live {
+				down(r, true)
+				r.state = dead
+			}
+		}
 		for _, d := range ds {
 			r := byID[d.Attempt]
 			if r == nil {
+				if d.Kind == sealgate.Release {
+					a.orphans = append(a.orphans, d)
+				}
 				continue
 			}
 			switch d.Kind {
-			case sealgate.Anomaly:
-				if poisoning[d.Anomaly] && r.state == live {
-					down(r, true)
-					r.state = dead
-				}
 			case sealgate.Release, sealgate.Reject, sealgate.Reconcile:
 				if c := r.callsByID[d.Item]; c != nil {
 					c.verdicts = append(c.verdicts, d)
 					if d.Kind == sealgate.Release {
 						dd := d
 						c.released = &dd
+						a.noteSpecKey(c, d)
 					}
+				} else if d.Kind == sealgate.Release {
+					a.orphans = append(a.orphans, d)
 				}
 			case sealgate.Compensate:
 				if c := r.callsByID[d.Item]; c != nil {
@@ -249,6 +273,24 @@ func analyze(t *Trace) *analysis {
 		a.expectRetained = append(a.expectRetained, sum)
 	}
 	return a
+}
+
+// noteSpecKey records the SPEC's key of release d of call c, when the
+// subject's own keys are not vouched for by the model comparison.
+func (a *analysis) noteSpecKey(c *callRec, d sealgate.Decision) {
+	if a.t.Caps.Full {
+		return
+	}
+	tool, ok := a.t.Config.Tool(c.tool)
+	if !ok {
+		return
+	}
+	if k, err := model.IdemKey(*tool, c.attempt.turn, c.call, d.Args); err == nil {
+		if a.specKeys == nil {
+			a.specKeys = map[releaseRef]string{}
+		}
+		a.specKeys[releaseRef{d.At, d.Attempt, d.Item}] = k
+	}
 }
 
 func breach(at int, what, attempt, item string, n, limit int) string {

@@ -45,16 +45,25 @@ var Catalog = []Invariant{
 	{"I9", "bounded", bounded},
 	{"I10", "redaction", redaction},
 	{"I11", "accountability", accountability},
+	{"SEAL", "a release is one strictly valid JSON object, its fragments compacted", sealed},
 }
 
 // Invariants runs the catalog over a trace and returns the first
-// violation, in catalog order, or nil.
+// violation, in catalog order, or nil. It runs the invariants that apply
+// to the trace's capabilities (Checks), after checking that every decision
+// is one the subject claims.
 func Invariants(t *Trace) error {
 	if t.Refused {
 		return nil
 	}
+	if ev, msg := outOfCapabilities(t.Caps, t.Decisions); msg != "" {
+		return &Violation{ID: "CAPS", Name: "decisions within the declared capabilities", Event: ev, Msg: msg}
+	}
 	a := analyze(t)
 	for _, inv := range Catalog {
+		if !applies(inv.ID, t.Caps) {
+			continue
+		}
 		if ev, msg := inv.check(a); msg != "" {
 			return &Violation{ID: inv.ID, Name: inv.Name, Event: ev, Msg: msg}
 		}
@@ -161,7 +170,7 @@ func badEnds(a *analysis) (int, string) {
 			if bad != 0 && d.At >= bad {
 				return d.At, fmt.Sprintf("%s after its attempt ended badly at event %d", d, bad)
 			}
-			if bad != 0 && (len(c.compAt) != 1 || c.compAt[0] != bad) {
+			if bad != 0 && a.t.Caps.Emits(sealgate.Compensate) && (len(c.compAt) != 1 || c.compAt[0] != bad) {
 				return bad, fmt.Sprintf("attempt %s ended badly, but its early release of item %s was compensated at events %v, want exactly [%d]", c.attempt.id, c.item, c.compAt, bad)
 			}
 		}
@@ -173,7 +182,8 @@ func badEnds(a *analysis) (int, string) {
 }
 
 // I7: between two releases with one idempotency key there is an accepted
-// "ack KEY fail".
+// "ack KEY fail". For a subject that is not full, the key is the one the
+// SPEC gives the released args, and one that takes acks must report it.
 func atMostOnce(a *analysis) (int, string) {
 	releasedAt := map[string]int{}
 	for i, ev := range a.t.Events {
@@ -185,10 +195,22 @@ func atMostOnce(a *analysis) (int, string) {
 			if d.Kind != sealgate.Release {
 				continue
 			}
-			if prev, ok := releasedAt[d.Key]; ok {
-				return at, fmt.Sprintf("%s: key %s was already released at event %d and no ack fail cleared it", d, d.Key, prev)
+			key := d.Key
+			if !a.t.Caps.Full {
+				// The subject's keys are its own; the SPEC's decide.
+				k, ok := a.specKeys[releaseRef{d.At, d.Attempt, d.Item}]
+				if !ok {
+					continue // args with no key: SEAL reports them
+				}
+				if a.t.Caps.Acks && d.Key != k {
+					return at, fmt.Sprintf("%s: the SPEC's key is %s, so the executor's acks cannot reach this release", d, k)
+				}
+				key = k
 			}
-			releasedAt[d.Key] = at
+			if prev, ok := releasedAt[key]; ok {
+				return at, fmt.Sprintf("%s: key %s was already released at event %d and no ack fail cleared it", d, key, prev)
+			}
+			releasedAt[key] = at
 		}
 	}
 	return 0, ""
@@ -290,11 +312,45 @@ func accountability(a *analysis) (int, string) {
 		if len(c.verdicts) > 1 {
 			return c.verdicts[1].At, fmt.Sprintf("%s item %s got a second verdict %s after %s", c.attempt.id, c.item, c.verdicts[1], c.verdicts[0])
 		}
-		if down := c.attempt.downAt; down != 0 && !c.decidedBy(down) {
+		if down := c.attempt.downAt; down != 0 && verdicts(a.t.Caps) && !c.decidedBy(down) {
 			return down, fmt.Sprintf("attempt %s stopped being live, but its call item %s has no verdict", c.attempt.id, c.item)
 		}
 		return 0, ""
 	})
 }
+
+// SEAL (research/peers.md): every release names a call the stream began in
+// a live attempt, with that call's id and tool, and its args are one
+// strictly valid JSON object (within the depth limit, as the seal's parse
+// requires) equal to the call's own fragments compacted. The gate == model
+// comparison implies it; this states it for subjects that have no model
+// to agree with, and for the real gate as well.
+func sealed(a *analysis) (int, string) {
+	if len(a.orphans) > 0 {
+		d := a.orphans[0]
+		return d.At, fmt.Sprintf("%s names no call begun in a live attempt", d)
+	}
+	return a.calls(func(c *callRec) (int, string) {
+		d := c.released
+		if d == nil {
+			return 0, ""
+		}
+		if d.Call != c.call || d.Tool != c.tool {
+			return d.At, fmt.Sprintf("%s, but item %s of %s began as call=%s tool=%s", d, c.item, c.attempt.id, c.call, c.tool)
+		}
+		if _, err := model.CheckJSON(d.Args, a.t.Config.Limits.Depth); err != nil {
+			return d.At, fmt.Sprintf("%s: args are not strictly valid JSON: %v", d, err)
+		}
+		if i := bytes.IndexFunc(d.Args, func(r rune) bool { return !isJSONSpace(r) }); i < 0 || d.Args[i] != '{' {
+			return d.At, fmt.Sprintf("%s: args are not a JSON object", d)
+		}
+		if want := sealgate.Compact(c.bytesUpTo(d.At)); !bytes.Equal(d.Args, want) {
+			return d.At, fmt.Sprintf("%s: args are not the call's own fragments compacted: %s", d, strconv.Quote(string(want)))
+		}
+		return 0, ""
+	})
+}
+
+func isJSONSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
 
 func itoa(n int) string { return strconv.Itoa(n) }

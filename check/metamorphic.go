@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/sealgate/sealgate"
 )
@@ -32,6 +33,25 @@ func Rechunk(events []sealgate.Event, cut func(n int) []int) ([]sealgate.Event, 
 		}
 	}
 	return out, from
+}
+
+// joinSplitRunes merges back every piece of one re-split delta that starts
+// with a UTF-8 continuation byte into the piece before it, so that no new
+// boundary falls inside a rune.
+func joinSplitRunes(events []sealgate.Event, from []int) ([]sealgate.Event, []int) {
+	var out []sealgate.Event
+	var outFrom []int
+	for i, ev := range events {
+		n := len(out)
+		if n > 0 && ev.Kind == sealgate.Delta && outFrom[n-1] == from[i] && len(ev.Bytes) > 0 && !utf8.RuneStart(ev.Bytes[0]) {
+			prev := out[n-1]
+			prev.Bytes = append(append([]byte(nil), prev.Bytes...), ev.Bytes...)
+			out[n-1] = prev
+			continue
+		}
+		out, outFrom = append(out, ev), append(outFrom, from[i])
+	}
+	return out, outFrom
 }
 
 // SingleBytes cuts a fragment into one-byte pieces: every boundary at once,
@@ -74,16 +94,27 @@ func hitLimit(ds []sealgate.Decision) bool {
 // original events, equal the original's. Pieces of one refused delta that
 // each draw the same no-open or after-close line count once.
 func (c *Checker) CheckChunking(cfg sealgate.Config, events []sealgate.Event, orig []sealgate.Decision, cut func(int) []int) error {
-	if hitLimit(orig) {
+	return c.chunking(cfg, events, orig, orig, cut, false)
+}
+
+// chunking is CheckChunking. shape is what tells whether a limit bit: the
+// run's own decisions for a full subject, the model's for one that may not
+// say so (Trace.Shape). runeSafe keeps every piece boundary at a rune
+// boundary, for a subject that cannot carry a split rune.
+func (c *Checker) chunking(cfg sealgate.Config, events []sealgate.Event, orig, shape []sealgate.Decision, cut func(int) []int, runeSafe bool) error {
+	if hitLimit(shape) {
 		return nil
 	}
 	split, from := Rechunk(events, cut)
+	if runeSafe {
+		split, from = joinSplitRunes(split, from)
+	}
 	if len(split) == len(events) {
 		return nil
 	}
 	got, err := c.RunGate(cfg, split)
 	if err != nil {
-		return err
+		return c.rerunFailed("re-split run", err)
 	}
 	var mapped []sealgate.Decision
 	for _, d := range got {
@@ -165,12 +196,17 @@ func Serialize(events []sealgate.Event) ([]sealgate.Event, bool) {
 // calls sent one after another. It applies to runs with no anomaly and no
 // limit reached, where reordering cannot change the stream's shape.
 func (c *Checker) CheckIsolation(cfg sealgate.Config, events []sealgate.Event, orig []sealgate.Decision) error {
-	for _, d := range orig {
+	return c.isolation(cfg, events, orig, orig)
+}
+
+// isolation is CheckIsolation, with shape as in chunking.
+func (c *Checker) isolation(cfg sealgate.Config, events []sealgate.Event, orig, shape []sealgate.Decision) error {
+	for _, d := range shape {
 		if d.Kind == sealgate.Anomaly || d.Kind == sealgate.Refused {
 			return nil
 		}
 	}
-	if hitLimit(orig) {
+	if hitLimit(shape) {
 		return nil
 	}
 	serial, moved := Serialize(events)
@@ -179,7 +215,7 @@ func (c *Checker) CheckIsolation(cfg sealgate.Config, events []sealgate.Event, o
 	}
 	got, err := c.RunGate(cfg, serial)
 	if err != nil {
-		return err
+		return c.rerunFailed("serial run", err)
 	}
 	a, b := releases(orig), releases(got)
 	if len(a) != len(b) {
@@ -191,6 +227,15 @@ func (c *Checker) CheckIsolation(cfg sealgate.Config, events []sealgate.Event, o
 		}
 	}
 	return nil
+}
+
+// rerunFailed is the error of a metamorphic run that did not finish: as it
+// was for a gate (it failed closed), a SUBJECT violation for a subject.
+func (c *Checker) rerunFailed(run string, err error) error {
+	if c.NewSubject == nil {
+		return err
+	}
+	return &Violation{ID: "SUBJECT", Name: "the subject failed", Msg: run + ": " + err.Error()}
 }
 
 // releases is the sorted multiset of what was released: attempt, tool,

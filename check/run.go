@@ -21,8 +21,8 @@ func refused(err error) []sealgate.Decision {
 	return []sealgate.Decision{{At: 0, Kind: sealgate.Refused, Text: err.Error()}}
 }
 
-// Gate is what the suite checks: the real gate, or a deliberately broken
-// one swapped in to show that the suite catches it.
+// Gate is the real gate, or a deliberately broken one swapped in to show
+// that the suite catches it: a subject at full fidelity (FromGate).
 type Gate interface {
 	Feed(sealgate.Event) ([]sealgate.Decision, error)
 	Retained() int
@@ -35,16 +35,35 @@ type deltaFeeder interface {
 	FeedDelta(attempt, item string, b []byte) ([]sealgate.Decision, error)
 }
 
-// feed gives event i (0-based) to g: through FeedDelta when it is a delta at
-// an odd index and g has one, through Feed otherwise. The choice follows the
-// event's index, so when the reducer drops an event the later deltas change
-// entry point; the two share one path in the real gate, so a failure does
-// not hang on the choice unless an entry point itself is wrong.
-func feed(g Gate, i int, ev sealgate.Event) ([]sealgate.Decision, error) {
-	if d, ok := g.(deltaFeeder); ok && ev.Kind == sealgate.Delta && i%2 == 1 {
-		return d.FeedDelta(ev.Attempt, ev.Item, ev.Bytes)
+// feed gives event i (0-based) to s: through FeedDelta when it is a delta at
+// an odd index and s (or the gate it wraps) has one, through Feed otherwise.
+// The choice follows the event's index, so when the reducer drops an event
+// the later deltas change entry point; the two share one path in the real
+// gate, so a failure does not hang on the choice unless an entry point
+// itself is wrong. A decision with no At gets event i's; one that names
+// another event is the subject breaking its contract.
+func feed(s Subject, i int, ev sealgate.Event) ([]sealgate.Decision, error) {
+	var via any = s
+	if g, ok := s.(gateSubject); ok {
+		via = g.Gate
 	}
-	return g.Feed(ev)
+	var ds []sealgate.Decision
+	var err error
+	if d, ok := via.(deltaFeeder); ok && ev.Kind == sealgate.Delta && i%2 == 1 {
+		ds, err = d.FeedDelta(ev.Attempt, ev.Item, ev.Bytes)
+	} else {
+		ds, err = s.Feed(ev)
+	}
+	for j := range ds {
+		switch ds[j].At {
+		case 0:
+			ds[j].At = i + 1
+		case i + 1:
+		default:
+			return ds[:j], fmt.Errorf("answered event %d (%s) with a decision for event %d: %s", i+1, ev.Kind, ds[j].At, ds[j])
+		}
+	}
+	return ds, err
 }
 
 // Factory builds a gate over a fresh in-memory ledger, or refuses the
@@ -56,9 +75,11 @@ func RealGate(cfg sealgate.Config) (Gate, error) {
 	return gate.New(cfg, gate.NewMemoryLedger())
 }
 
-// Checker runs the checks against the gates a Factory builds.
+// Checker runs the checks against the subjects NewSubject builds, or,
+// when it is nil, the gates NewGate builds, at full fidelity.
 type Checker struct {
-	NewGate Factory
+	NewGate    Factory
+	NewSubject SubjectFactory
 }
 
 // Default checks the real gate.
@@ -69,23 +90,14 @@ func RunGate(cfg sealgate.Config, events []sealgate.Event) ([]sealgate.Decision,
 	return Default.RunGate(cfg, events)
 }
 
-// RunGate feeds events to a new gate over a fresh in-memory ledger. A
-// restart event is handled by the gate itself (all memory but the ledger
-// is dropped), so one gate serves the whole sequence.
+// RunGate feeds events to a new subject (for a gate: over a fresh
+// in-memory ledger). A restart event is handled by the subject itself (all
+// memory but the ledger is dropped), so one subject serves the whole
+// sequence. Events of kinds the subject does not take must already be
+// left out (Capabilities.Carry); All does that.
 func (c *Checker) RunGate(cfg sealgate.Config, events []sealgate.Event) ([]sealgate.Decision, error) {
-	g, err := c.NewGate(cfg)
-	if err != nil {
-		return refused(err), nil
-	}
-	var out []sealgate.Decision
-	for i, ev := range events {
-		ds, err := feed(g, i, ev)
-		out = append(out, ds...)
-		if err != nil {
-			return out, fmt.Errorf("event %d (%s): gate failed closed: %w", i+1, ev.Kind, err)
-		}
-	}
-	return out, nil
+	t := c.Record(cfg, events)
+	return t.Decisions, t.Err
 }
 
 // RunModel runs the reference model.

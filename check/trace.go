@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/sealgate/sealgate"
@@ -14,10 +15,20 @@ type Trace struct {
 	Events    []sealgate.Event
 	Decisions []sealgate.Decision
 	Refused   bool
-	// Retained[i] is gate.Retained() after event i+1.
+	// Retained[i] is gate.Retained() after event i+1 (empty when the
+	// subject does not report it).
 	Retained []int
-	// Err is set when the gate failed closed (ledger error).
+	// Err is set when the gate failed closed (ledger error), or the
+	// subject failed (crashed, hung, broke its protocol).
 	Err error
+	// Caps is what the subject claimed; the checks hold it to that.
+	Caps Capabilities
+	// Shape, when set, is the reference model's decisions for Events: the
+	// invariants take the stream's anomalies (poisoning, refused acks)
+	// from it instead of from Decisions. Record sets it for a subject
+	// that does not claim full fidelity, whose own anomaly lines (if any)
+	// nothing else vouches for.
+	Shape []sealgate.Decision
 }
 
 // Record runs the real gate over events and records a Trace.
@@ -25,21 +36,43 @@ func Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 	return Default.Record(cfg, events)
 }
 
-// Record runs a gate over events and records a Trace.
+// Record runs a subject over the events it can carry (Capabilities.Carry)
+// and records a Trace of them.
 func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 	t := &Trace{Config: cfg, Events: events}
-	g, err := c.NewGate(cfg)
+	s, err := c.open(cfg)
+	if errors.Is(err, ErrSubjectFailed) {
+		t.Err = fmt.Errorf("configuration: %w", err)
+		return t
+	}
 	if err != nil {
 		t.Refused = true
 		t.Decisions = refused(err)
+		t.Caps = FullCapabilities()
+		if c.NewSubject != nil {
+			t.Caps = Capabilities{}
+		}
 		return t
 	}
-	for i, ev := range events {
-		ds, err := feed(g, i, ev)
+	defer closeSubject(s)
+	t.Caps = s.Capabilities()
+	t.Events = t.Caps.Carry(events)
+	if !t.Caps.Full {
+		t.Shape = RunModel(cfg, t.Events)
+	}
+	ret, _ := s.(Retainer)
+	for i, ev := range t.Events {
+		ds, err := feed(s, i, ev)
 		t.Decisions = append(t.Decisions, ds...)
-		t.Retained = append(t.Retained, g.Retained())
+		if t.Caps.Full || t.Caps.Retained {
+			t.Retained = append(t.Retained, ret.Retained())
+		}
 		if err != nil {
-			t.Err = fmt.Errorf("event %d (%s): gate failed closed: %w", i+1, ev.Kind, err)
+			what := "gate failed closed"
+			if !t.Caps.Full {
+				what = "subject failed"
+			}
+			t.Err = fmt.Errorf("event %d (%s): %s: %w", i+1, ev.Kind, what, err)
 			return t
 		}
 	}
@@ -47,10 +80,13 @@ func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 }
 
 // byEvent groups decisions by the event that caused them (index 0 = event 1).
-func (t *Trace) byEvent() [][]sealgate.Decision {
-	out := make([][]sealgate.Decision, len(t.Events))
-	for _, d := range t.Decisions {
-		if d.At >= 1 && d.At <= len(t.Events) {
+func (t *Trace) byEvent() [][]sealgate.Decision { return byEvent(t.Decisions, len(t.Events)) }
+
+// byEvent groups decisions by the event that caused them, for n events.
+func byEvent(ds []sealgate.Decision, n int) [][]sealgate.Decision {
+	out := make([][]sealgate.Decision, n)
+	for _, d := range ds {
+		if d.At >= 1 && d.At <= n {
 			out[d.At-1] = append(out[d.At-1], d)
 		}
 	}

@@ -6,6 +6,7 @@ package model
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -379,12 +380,17 @@ func (r *runner) seal(a *attempt, c *call, released map[string]bool, ledger map[
 
 // key is the idempotency key of a call whose arguments parsed as root.
 func (r *runner) key(a *attempt, c *call, t *toolInfo, root *value) string {
-	switch t.decl.Idem.Mode {
+	return keyOf(t.decl.Idem, a.turn, c.tool, c.id, c.buf, root)
+}
+
+// keyOf is the key of SPEC section 4 for arguments buf, parsed as root.
+func keyOf(idem sealgate.Idem, turn, tool, callID string, buf []byte, root *value) string {
+	switch idem.Mode {
 	case sealgate.IdemCall:
-		return sealgate.Key(sealgate.CallMaterial(a.turn, c.id))
+		return sealgate.Key(sealgate.CallMaterial(turn, callID))
 	case sealgate.IdemFields:
 		var parts [][]byte
-		for _, f := range t.decl.Idem.Fields {
+		for _, f := range idem.Fields {
 			part := []byte("null")
 			for _, m := range root.members {
 				if m.name.str == f {
@@ -395,10 +401,25 @@ func (r *runner) key(a *attempt, c *call, t *toolInfo, root *value) string {
 			}
 			parts = append(parts, part)
 		}
-		return sealgate.Key(sealgate.FieldsMaterial(c.tool, parts))
+		return sealgate.Key(sealgate.FieldsMaterial(tool, parts))
 	}
-	canonical, _ := Canonical(c.buf)
-	return sealgate.Key(sealgate.ArgsMaterial(a.turn, c.tool, canonical))
+	canonical, _ := Canonical(buf)
+	return sealgate.Key(sealgate.ArgsMaterial(turn, tool, canonical))
+}
+
+// IdemKey is the idempotency key the SPEC gives a call of tool in turn
+// with vendor id callID and argument text args: what a release of those
+// arguments must carry, whoever released them. It fails when args are not
+// one strictly valid JSON object, which has no key.
+func IdemKey(tool sealgate.Tool, turn, callID string, args []byte) (string, error) {
+	root, viol := parse(args, sealgate.MaxDepth, false)
+	if viol != nil {
+		return "", viol
+	}
+	if root.kind != kObject {
+		return "", errors.New("arguments are not a JSON object")
+	}
+	return keyOf(tool.Idem, turn, tool.Name, callID, args, root), nil
 }
 
 // apply makes an outcome real: a release writes intent to the ledger and

@@ -1,0 +1,324 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sealgate/sealgate"
+)
+
+// A Subject is a gate under test: anything that takes normalized events one
+// at a time and answers each with its decisions. The real gate is one; a
+// gate in another language behind the stdio protocol, or an official SDK
+// idiom behind a peer adapter, are others. A subject says what it can
+// express in its Capabilities, and the checks hold it only to what it
+// claims, so that a violation is never a missing capability.
+type Subject interface {
+	// Capabilities is what this subject claims; it must not change during
+	// a run.
+	Capabilities() Capabilities
+	// Feed gives the subject the next event and returns the decisions that
+	// event caused, in order; their At is filled in by the checker. An
+	// error is the subject failing (a gate failing closed, a process that
+	// crashed or broke its protocol): the run stops at that event.
+	Feed(sealgate.Event) ([]sealgate.Decision, error)
+}
+
+// Retainer is a subject that reports how many raw argument bytes it holds
+// (I9). Only a subject whose Capabilities claim Retained is asked.
+type Retainer interface {
+	Retained() int
+}
+
+// SubjectFactory builds a fresh subject for one run of a configuration: no
+// memory of earlier runs, an empty ledger. An error is the subject refusing
+// the configuration, unless it wraps ErrSubjectFailed (a process that would
+// not start or answered nonsense), which is a failure of the subject. When the subject holds resources (a process), it may
+// implement io.Closer; the checker closes it after the run.
+type SubjectFactory func(sealgate.Config) (Subject, error)
+
+// ErrSubjectFailed marks an error of a subject that is not a verdict: a
+// crash, a hang, a broken protocol. The run stops there and All reports it
+// (ID "SUBJECT"), with the event.
+var ErrSubjectFailed = errors.New("subject failed")
+
+// DecisionSet is a set of decision kinds.
+type DecisionSet uint16
+
+// Decisions builds a set from kinds.
+func Decisions(kinds ...sealgate.DecisionKind) DecisionSet {
+	var s DecisionSet
+	for _, k := range kinds {
+		s |= 1 << k
+	}
+	return s
+}
+
+// Has reports whether k is in the set.
+func (s DecisionSet) Has(k sealgate.DecisionKind) bool { return s&(1<<k) != 0 }
+
+// Kinds lists the set's kinds in the order of sealgate's constants.
+func (s DecisionSet) Kinds() []sealgate.DecisionKind {
+	var out []sealgate.DecisionKind
+	for k := sealgate.Release; k <= sealgate.Refused; k++ {
+		if s.Has(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (s DecisionSet) String() string {
+	var w []string
+	for _, k := range s.Kinds() {
+		w = append(w, k.String())
+	}
+	return strings.Join(w, ",")
+}
+
+// AllDecisions is every decision kind of SPEC section 7, refusal included.
+var AllDecisions = Decisions(sealgate.Release, sealgate.Reject, sealgate.Anomaly,
+	sealgate.Compensate, sealgate.Reconcile, sealgate.PreviewAnswer, sealgate.Refused)
+
+// Capabilities is what a subject can express. The zero value is a subject
+// that only releases and takes only open, begin, delta, end and close: the
+// least any gate under test can do.
+type Capabilities struct {
+	// Full claims the whole SPEC: the subject's decisions must equal the
+	// reference model's, line for line (I12). Only the project's own gate
+	// (and its deliberately broken variants) claim it.
+	Full bool
+	// Decides is the decision kinds the subject emits. Release is always
+	// in it. A subject that emits a kind it does not claim breaks its own
+	// declaration, which is reported (ID "CAPS").
+	Decides DecisionSet
+	// Peeks, Acks and Restarts: the subject takes peek, ack and restart
+	// events. Events of a kind it does not take are left out of its runs
+	// (Carry), and so are the checks that need them. Restarts claims a
+	// ledger that outlives the restart (I7 across restarts).
+	Peeks, Acks, Restarts bool
+	// Schemas: the subject validates arguments against the tools' JSON
+	// Schemas (SPEC 5). Reasons: its reject lines carry the SPEC's
+	// reasons. Both matter only to the gate == model comparison today;
+	// a subject states them so that a report can say what it skipped.
+	Schemas, Reasons bool
+	// Retained: the subject reports the raw bytes it holds (Retainer),
+	// so I9 (bounded) applies.
+	Retained bool
+	// SplitRunes: the subject takes fragments that split a UTF-8 sequence
+	// (SPEC 2). Without it, I6 re-splits fragments only at rune
+	// boundaries, and a caller must not give it such fragments (an SDK
+	// decodes its fragments as JSON strings, which cannot carry them).
+	SplitRunes bool
+}
+
+// FullCapabilities is what the real gate claims: everything.
+func FullCapabilities() Capabilities {
+	return Capabilities{Full: true, Decides: AllDecisions, Peeks: true, Acks: true, Restarts: true,
+		Schemas: true, Reasons: true, Retained: true, SplitRunes: true}
+}
+
+// Emits reports whether the subject claims decisions of kind k; a release
+// and a refusal of the configuration are always claimed.
+func (c Capabilities) Emits(k sealgate.DecisionKind) bool {
+	return k == sealgate.Release || k == sealgate.Refused || c.Full || c.Decides.Has(k)
+}
+
+// Takes reports whether the subject takes events of kind k.
+func (c Capabilities) Takes(k sealgate.EventKind) bool {
+	switch k {
+	case sealgate.Peek:
+		return c.Full || c.Peeks
+	case sealgate.Ack:
+		return c.Full || c.Acks
+	case sealgate.Restart:
+		return c.Full || c.Restarts
+	}
+	return true
+}
+
+// Carry returns the events this subject can be given: events leaves it
+// unchanged when the subject takes every kind in it, and otherwise it is
+// a new slice without the events of the kinds it does not take. The
+// checks judge the carried stream, against the model run on the same
+// stream, so what is left out is neither held against the subject nor
+// credited to it.
+func (c Capabilities) Carry(events []sealgate.Event) []sealgate.Event {
+	for i, ev := range events {
+		if c.Takes(ev.Kind) {
+			continue
+		}
+		out := append([]sealgate.Event(nil), events[:i]...)
+		for _, ev := range events[i:] {
+			if c.Takes(ev.Kind) {
+				out = append(out, ev)
+			}
+		}
+		return out
+	}
+	return events
+}
+
+func (c Capabilities) String() string {
+	if c.Full {
+		return "full"
+	}
+	w := []string{"decides=" + Decisions(sealgate.Release).String()}
+	if c.Decides != 0 {
+		w[0] = "decides=" + (c.Decides | Decisions(sealgate.Release)).String()
+	}
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.Peeks, "peeks"}, {c.Acks, "acks"}, {c.Restarts, "restarts"}, {c.Schemas, "schemas"},
+		{c.Reasons, "reasons"}, {c.Retained, "retained"}, {c.SplitRunes, "split-runes"}} {
+		if f.on {
+			w = append(w, f.name)
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+// Check is one check the suite can run on a subject: an invariant of the
+// catalog, a metamorphic relation, or a comparison. Applies says, from the
+// subject's capabilities alone, whether it is run; a check that does not
+// apply is never reported.
+type Check struct {
+	ID, Name string
+	Applies  func(Capabilities) bool
+	// Partial, when set, says what part of the check is left out for a
+	// subject that lacks a capability (the check still applies).
+	Partial func(Capabilities) string
+}
+
+func always(Capabilities) bool { return true }
+
+// verdicts reports whether the subject can give every verdict a call may
+// get: release, reject, reconcile.
+func verdicts(c Capabilities) bool { return c.Emits(sealgate.Reject) && c.Emits(sealgate.Reconcile) }
+
+func previews(c Capabilities) bool { return c.Takes(sealgate.Peek) && c.Emits(sealgate.PreviewAnswer) }
+
+// Checks lists every check All runs, in the order it runs them.
+var Checks = []Check{
+	{ID: "CAPS", Name: "decisions within the declared capabilities", Applies: always},
+	{ID: "I12", Name: "gate == model, and determinism", Applies: func(c Capabilities) bool { return c.Full }},
+	{ID: "DET", Name: "determinism: the same stream gets the same decisions twice", Applies: func(c Capabilities) bool { return !c.Full }},
+	{ID: "I1", Name: "seal first", Applies: always},
+	{ID: "I2", Name: "exact bytes", Applies: always},
+	{ID: "I3", Name: "previews never reach the executor", Applies: always, Partial: func(c Capabilities) string {
+		if previews(c) {
+			return ""
+		}
+		return "no peek is sent; only that no release comes from a preview is checked"
+	}},
+	{ID: "I4", Name: "bad ends release nothing and compensate", Applies: always, Partial: func(c Capabilities) string {
+		if c.Emits(sealgate.Compensate) {
+			return ""
+		}
+		return "no compensation is expected; a release after a bad end is still a violation"
+	}},
+	{ID: "I7", Name: "at most once per key", Applies: always, Partial: func(c Capabilities) string {
+		if c.Takes(sealgate.Restart) {
+			return ""
+		}
+		return "within one process life only (no restart is sent)"
+	}},
+	// I8 and I9 follow which calls are still undecided, which only a
+	// subject that gives every verdict says (one that cannot reject drops
+	// a call silently).
+	{ID: "I8", Name: "attempts are isolated", Applies: func(c Capabilities) bool { return previews(c) && verdicts(c) }},
+	{ID: "I9", Name: "bounded", Applies: func(c Capabilities) bool { return c.Full || c.Retained && verdicts(c) }},
+	{ID: "I10", Name: "redaction", Applies: previews},
+	{ID: "I11", Name: "accountability", Applies: always, Partial: func(c Capabilities) string {
+		if verdicts(c) {
+			return ""
+		}
+		return "only double verdicts (a subject that cannot reject and reconcile owes no verdict to a call it drops)"
+	}},
+	{ID: "SEAL", Name: "a release is one strictly valid JSON object, its fragments compacted", Applies: always},
+	{ID: "I6", Name: "chunking", Applies: always, Partial: func(c Capabilities) string {
+		if c.Full || c.SplitRunes {
+			return ""
+		}
+		return "fragments are re-split only at rune boundaries"
+	}},
+	{ID: "I5", Name: "isolation", Applies: always},
+}
+
+// Applicable returns the checks that apply to a subject with these
+// capabilities, in the order All runs them.
+func Applicable(c Capabilities) []Check {
+	var out []Check
+	for _, ch := range Checks {
+		if ch.Applies(c) {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// applies reports whether the check with this ID applies.
+func applies(id string, c Capabilities) bool {
+	for _, ch := range Checks {
+		if ch.ID == id {
+			return ch.Applies(c)
+		}
+	}
+	panic("check: no check " + id) // a typo in this package, never an input
+}
+
+// gateSubject is a Gate at full fidelity.
+type gateSubject struct{ Gate }
+
+func (gateSubject) Capabilities() Capabilities { return FullCapabilities() }
+
+// FromGate makes a subject of a gate that claims the whole SPEC.
+func FromGate(g Gate) Subject { return gateSubject{g} }
+
+// NewChecker checks the subjects a factory builds.
+func NewChecker(f SubjectFactory) *Checker { return &Checker{NewSubject: f} }
+
+// open builds the subject for one run: from NewSubject, or else from
+// NewGate at full fidelity.
+func (c *Checker) open(cfg sealgate.Config) (Subject, error) {
+	if c.NewSubject != nil {
+		s, err := c.NewSubject(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if caps := s.Capabilities(); caps.Retained || caps.Full {
+			if _, ok := s.(Retainer); !ok {
+				closeSubject(s)
+				return nil, fmt.Errorf("subject %T claims to report retained bytes but has no Retained method", s)
+			}
+		}
+		return s, nil
+	}
+	g, err := c.NewGate(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return FromGate(g), nil
+}
+
+// closeSubject releases what a subject holds, if anything.
+func closeSubject(s Subject) error {
+	if cl, ok := s.(io.Closer); ok {
+		return cl.Close()
+	}
+	return nil
+}
+
+// outOfCapabilities names the first decision a subject emitted that its
+// capabilities do not claim, and its event.
+func outOfCapabilities(caps Capabilities, ds []sealgate.Decision) (int, string) {
+	for _, d := range ds {
+		if !caps.Emits(d.Kind) {
+			return d.At, fmt.Sprintf("%s, but the subject does not claim %s decisions (it claims %s)", d, d.Kind, caps)
+		}
+	}
+	return 0, ""
+}
