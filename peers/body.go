@@ -163,7 +163,7 @@ func (f Fault) Apply(b Body) Body {
 	if n == 0 || f.Kind == NoFault {
 		return b
 	}
-	at := (f.At%n+n)%n + 1 // 1..n
+	at := ((f.At-1)%n+n)%n + 1 // 1..n: At itself when it is in range
 	out := Body{Protocol: b.Protocol}
 	switch f.Kind {
 	case DropTerminal:
