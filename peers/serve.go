@@ -27,6 +27,7 @@ type session struct {
 	body     Body
 	followUp []byte
 	next     chan struct{} // the client asks for the next SSE event (or the end)
+	served   chan struct{} // closed when the handler of the first request returns
 	mu       sync.Mutex
 	got      int  // bytes of the body handed to the SDK
 	eof      bool // the SDK was told the body ended
@@ -66,7 +67,7 @@ func (s *server) current() *session {
 }
 
 func (s *server) start(b Body, followUp []byte) *session {
-	sess := &session{body: b, followUp: followUp, next: make(chan struct{}, 1)}
+	sess := &session{body: b, followUp: followUp, next: make(chan struct{}, 1), served: make(chan struct{})}
 	s.mu.Lock()
 	s.sess = sess
 	s.mu.Unlock()
@@ -87,6 +88,7 @@ func (s *server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("X-Peer-Body", "stepped")
+	defer close(sess.served)
 	w.WriteHeader(http.StatusOK)
 	fl := w.(http.Flusher)
 	fl.Flush()
@@ -142,7 +144,10 @@ func (r *stepReader) Read(p []byte) (int, error) {
 			r.bound += len(r.sess.body.Events[r.asked])
 		}
 		r.asked++
-		r.sess.next <- struct{}{}
+		select {
+		case r.sess.next <- struct{}{}:
+		case <-r.sess.served: // the server gave up (the run's time ran out): read what is left
+		}
 	}
 	n, err := r.body.Read(p)
 	r.sess.mu.Lock()
