@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/reduce"
 	"github.com/sealgate/sealgate/wire"
 )
@@ -37,10 +39,11 @@ func Build(p wire.Protocol, events []sealgate.Event, f Fault) (Body, bool) {
 // Finding is one distinct violation: a peer and the invariant it broke.
 type Finding struct {
 	Peer   *Peer
-	ID     string
+	ID     string // the violation's Class
 	Count  int
 	First  map[string]time.Duration // by source: time from the source's start to its first hit
-	Input  Input                    // the first input that showed it
+	Input  Input                    // the input it is reduced from: the first generated one, else the first
+	Inputs map[string]Input         // the first input of each source that showed it
 	Err    error                    // what the first input broke
 	Reduce *Reduced
 }
@@ -110,25 +113,58 @@ func (h *Hunt) Try(in Input) {
 			if v == nil {
 				continue
 			}
-			id := reduce.ID(v)
+			id := Class(v)
 			key := p.Name + " " + id
 			f := h.byKey[key]
 			if f == nil {
-				f = &Finding{Peer: p, ID: id, First: map[string]time.Duration{}, Input: in, Err: v}
+				f = &Finding{Peer: p, ID: id, First: map[string]time.Duration{}, Inputs: map[string]Input{}, Input: in, Err: v}
 				h.byKey[key] = f
 				h.Findings = append(h.Findings, f)
 			}
 			if _, ok := f.First[in.Source]; !ok {
 				f.First[in.Source] = time.Since(h.started[in.Source])
+				f.Inputs[in.Source] = in
+				if in.Source == "generated" {
+					f.Input, f.Err = in, v // reduced from what no stored capture helped find
+				}
 			}
 			f.Count++
 		}
 	}
 }
 
+// Class names a violation finer than its check's ID where one check
+// covers failures of different kinds, so that each kind is reduced and
+// reported on its own: I1 splits into a release before the call's end and
+// one at its end but before the turn completed; SEAL into a release of no
+// live call, of another call's id or tool, of invalid JSON, of a value
+// that is not an object, and of bytes that are not the call's own.
+func Class(err error) string {
+	id := reduce.ID(err)
+	v, ok := err.(*check.Violation)
+	if !ok {
+		return id
+	}
+	for _, c := range []struct{ id, text, class string }{
+		{"I1", "released before its end", "I1-before-end"},
+		{"I1", "which is neither its attempt's close complete", "I1-before-close"},
+		{"SEAL", "names no call begun in a live attempt", "SEAL-orphan"},
+		{"SEAL", "began as call=", "SEAL-identity"},
+		{"SEAL", "args are not strictly valid JSON", "SEAL-invalid"},
+		{"SEAL", "args are not a JSON object", "SEAL-not-object"},
+		{"SEAL", "args are not the call's own fragments", "SEAL-bytes"},
+	} {
+		if id == c.id && strings.Contains(v.Msg, c.text) {
+			return c.class
+		}
+	}
+	return id
+}
+
 // Checker is the reducer's check for a finding: build the body from the
-// candidate events with the finding's fault, run the peer, and judge.
-func (h *Hunt) Checker(p *Peer, fault Fault) reduce.Checker {
+// candidate events with the finding's fault, run the peer, and judge; a
+// candidate counts only when it fails in the finding's class.
+func (h *Hunt) Checker(p *Peer, fault Fault, class string) reduce.Checker {
 	return func(_ sealgate.Config, events []sealgate.Event) error {
 		body, ok := Build(p.Protocol, events, fault)
 		if !ok {
@@ -138,7 +174,10 @@ func (h *Hunt) Checker(p *Peer, fault Fault) reduce.Checker {
 		if err != nil {
 			return nil
 		}
-		return Judge(out)
+		if v := Judge(out); v != nil && Class(v) == class {
+			return v
+		}
+		return nil
 	}
 }
 
@@ -148,7 +187,7 @@ func (h *Hunt) Reduce(tries int) error {
 	var errs []error
 	for _, f := range h.Findings {
 		in := f.Input
-		res, err := reduce.Reduce(Config(in.Events), in.Events, h.Checker(f.Peer, in.Fault), reduce.Options{MaxTries: tries})
+		res, err := reduce.Reduce(Config(in.Events), in.Events, h.Checker(f.Peer, in.Fault, f.ID), reduce.Options{MaxTries: tries})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s %s: %w", f.Peer.Name, f.ID, err))
 			continue

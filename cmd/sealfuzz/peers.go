@@ -16,7 +16,6 @@ import (
 	"github.com/sealgate/sealgate/gen"
 	"github.com/sealgate/sealgate/machine"
 	"github.com/sealgate/sealgate/peers"
-	"github.com/sealgate/sealgate/reduce"
 	"github.com/sealgate/sealgate/scn"
 )
 
@@ -223,7 +222,7 @@ func peersReplay(path string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if v != nil && reduce.ID(v) == hdr.Violation {
+	if v != nil && peers.Class(v) == hdr.Violation {
 		fmt.Fprintf(stdout, "reproduced %s\n", hdr.Violation)
 		return 0
 	}

@@ -51,8 +51,8 @@ func (r *peersReport) write(dir string) error {
 		if red := f.Reduce; red != nil && red.Err != nil {
 			name := slug(f)
 			sse := filepath.Join(dir, name+".sse")
-			hdr := peers.Header{Peer: f.Peer.Name, Violation: reduce.ID(red.Err), Notes: []string{
-				fmt.Sprintf("sealfuzz peers: %s (%s %s) breaks %s", f.Peer.Name, f.Peer.Module, f.Peer.Version(), reduce.ID(red.Err)),
+			hdr := peers.Header{Peer: f.Peer.Name, Violation: peers.Class(red.Err), Notes: []string{
+				fmt.Sprintf("sealfuzz peers: %s (%s %s) breaks %s", f.Peer.Name, f.Peer.Module, f.Peer.Version(), peers.Class(red.Err)),
 				"replay: go run ./cmd/sealfuzz peers -replay " + filepath.ToSlash(sse),
 				"found from: " + f.Input.Source + " " + f.Input.Name + ", fault " + f.Input.Fault.String(),
 			}}
@@ -120,6 +120,7 @@ once, for the first invariant it breaks, in catalog order (I1, I2, ..., I11, the
 	for _, p := range r.h.Peers {
 		fmt.Fprintf(&b, "- `%s` (%s %s): %s\n", p.Name, p.Module, p.Version(), p.Docs)
 	}
+	b.WriteString(peersMethod)
 	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(b.String()), 0o644); err != nil {
 		return err
 	}
@@ -173,3 +174,33 @@ func (r *peersReport) chart(path string) error {
 	pl.X.Tick.Label.XAlign = draw.XRight
 	return pl.Save(11*vg.Inch, 7*vg.Inch, path)
 }
+
+// peersMethod is the report's fixed part: how a body is made and judged.
+const peersMethod = `
+## How a run is made and judged
+
+- **Streams.** Corpus scenarios, rapid-machine streams and generated streams speak the whole
+  SPEC; ` + "`peers.Normalize`" + ` rewrites each into what one protocol can carry (no ack, peek or
+  restart; attempts one after another; the protocol's item positions; no fragment split
+  inside a rune; Chat ends at the finish chunk; Responses ends with their final), and
+  ` + "`wire.Encode`" + ` writes the body. A stream a protocol cannot carry is skipped for it.
+- **Faults.** A byte-level fault is drawn for half the streams: the terminal event dropped
+  (` + "`[DONE]`, `message_stop`, `response.completed`" + `), every ` + "`content_block_stop`" + ` dropped, the body
+  cut after an event or half way into one, the connection reset half way into one, or the
+  protocol's error event inserted after one.
+- **Positions.** ` + "`wire`" + ` decodes the faulted body once, recording after which SSE event each
+  normalized event was emitted; a release made once the SDK had been handed k events stands
+  at the last event those k produced (after the end of the body when the SDK had seen it).
+- **Checks.** The run is replayed to ` + "`check`" + ` as a subject that only releases and takes no
+  peek, ack or restart (` + "`check.Capabilities{}`" + `): I1, I2, the release halves of I3 and I4
+  (an SDK cannot compensate), I7 within the run (keys computed by the SPEC), the double
+  verdicts of I11, and SEAL. I8, I9, I10 and the verdict half of I11 need decisions an SDK
+  does not make; I5, I6 and determinism are not run (they need the body re-encoded per
+  re-chunking, which the fault layer does not survive).
+- **Classes.** I1 and SEAL are split by what happened (` + "`I1-before-end`" + `: released before the
+  call ended; ` + "`I1-before-close`" + `: at its end, before its turn completed; ` + "`SEAL-invalid`" + `,
+  ` + "`SEAL-not-object`" + `, ` + "`SEAL-orphan`" + `, ...), and each class is reduced on its own by ` + "`reduce`" + `.
+- **Control.** The project's gate behind the same adapter (the body decoded live by ` + "`wire`" + `,
+  each event fed to ` + "`gate.Gate`" + `) must break nothing and release exactly what
+  ` + "`sealfuzz replay -wire`" + ` releases (` + "`TestControlIsReplayWire`" + `).
+`
