@@ -182,25 +182,46 @@ func (h *Hunt) Checker(p *Peer, fault Fault, class string) reduce.Checker {
 }
 
 // Reduce shrinks every finding with the project's reducer, at most tries
-// candidates each.
+// candidates each, from its generated input when it has one; when that
+// leaves more than 8 SSE events, the first corpus and machine inputs are
+// reduced too and the smallest body is kept (Finding.Input says which).
 func (h *Hunt) Reduce(tries int) error {
 	var errs []error
 	for _, f := range h.Findings {
-		in := f.Input
-		res, err := reduce.Reduce(Config(in.Events), in.Events, h.Checker(f.Peer, in.Fault, f.ID), reduce.Options{MaxTries: tries})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s %s: %w", f.Peer.Name, f.ID, err))
-			continue
+		cands := []Input{f.Input}
+		for _, src := range []string{"generated", "machine", "corpus"} {
+			if in, ok := f.Inputs[src]; ok && in.Source != f.Input.Source {
+				cands = append(cands, in)
+			}
 		}
-		body, _ := Build(f.Peer.Protocol, res.Events, in.Fault)
-		out, err := h.Runner.Run(f.Peer, body)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s %s: the reduced body: %w", f.Peer.Name, f.ID, err))
-			continue
+		for _, in := range cands {
+			if f.Reduce != nil && len(f.Reduce.Body.Events) <= 8 {
+				break
+			}
+			red, err := h.reduceOne(f, in, tries)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if f.Reduce == nil || len(red.Body.Events) < len(f.Reduce.Body.Events) {
+				f.Reduce, f.Input = red, in
+			}
 		}
-		f.Reduce = &Reduced{Body: body, Outcome: out, Err: Judge(out), Tries: res.Tries}
 	}
 	return errors.Join(errs...)
+}
+
+func (h *Hunt) reduceOne(f *Finding, in Input, tries int) (*Reduced, error) {
+	res, err := reduce.Reduce(Config(in.Events), in.Events, h.Checker(f.Peer, in.Fault, f.ID), reduce.Options{MaxTries: tries})
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", f.Peer.Name, f.ID, err)
+	}
+	body, _ := Build(f.Peer.Protocol, res.Events, in.Fault)
+	out, err := h.Runner.Run(f.Peer, body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: the reduced body: %w", f.Peer.Name, f.ID, err)
+	}
+	return &Reduced{Body: body, Outcome: out, Err: Judge(out), Tries: res.Tries}, nil
 }
 
 // Violations counts the distinct SDK violations (peer and invariant), the

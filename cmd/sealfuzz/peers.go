@@ -41,7 +41,7 @@ func peersMain(args []string, stdout, stderr io.Writer) int {
 	machineN := fs.Int("machine", 200, "rapid-machine streams")
 	corpus := fs.String("corpus", "corpus", "scenario folder (\"\" for none)")
 	out := fs.String("out", filepath.Join("docs", "peers"), "where the report goes (\"\" for none)")
-	tries := fs.Int("tries", 1500, "reducer candidates per violation")
+	tries := fs.Int("tries", 5000, "reducer candidates per violation")
 	only := fs.String("peers", "", "comma-separated peer names (default: all)")
 	replay := fs.String("replay", "", "replay one stored .sse body")
 	list := fs.Bool("list", false, "list the peers")
