@@ -97,7 +97,7 @@ configuration `+"`sealfuzz replay -wire`"+` uses (every tool `+"`{\"type\":\"obj
 after-turn policy). A violation here is a fact about an idiom at one SDK version, not a
 judgement of the SDK: the SDKs promise what their documentation says (below), not the SPEC.
 
-Inputs: %d corpus scenarios (each with no fault and one fault), %d rapid-machine streams,
+Inputs: %d corpus runs (each scenario with no fault, then with one fault), %d rapid-machine streams,
 %d generated streams (gofuzz decoding and machine bitstreams), each normalized into what
 each protocol can carry (carried: %s). %d peer runs.
 
