@@ -24,6 +24,8 @@ const usage = `usage:
   sealfuzz shared                  say which tests skip for want of ../shared
   sealfuzz test -gate 'CMD ARGS'   check a gate process that speaks the stdio protocol
                                    (docs/protocol.md) with every check that applies
+  sealfuzz peers [flags]           the official SDKs' tool-call idioms under the suite;
+                                   writes docs/peers/
 
 Each command's -h lists its flags with their defaults. SEALGATE_FAULTS=BUG plants a
 zoo bug in the gate for the campaign, replay and reduce.
@@ -48,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return sharedMain(args[1:], stdout, stderr)
 	case "test":
 		return testMain(args[1:], stdout, stderr)
+	case "peers":
+		return peersMain(args[1:], stdout, stderr)
 	case "help":
 		if len(args) > 1 && args[1] != "help" {
 			return run([]string{args[1], "-h"}, stdout, stderr)

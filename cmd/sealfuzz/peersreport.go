@@ -1,0 +1,206 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/sealgate/sealgate/peers"
+	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/scn"
+)
+
+// peersReport writes docs/peers: a minimal body and scenario per
+// violation, the table, and the chart.
+type peersReport struct {
+	h       *peers.Hunt
+	seed    uint64
+	budget  time.Duration
+	machine int
+	elapsed time.Duration
+}
+
+func slug(f *peers.Finding) string {
+	return strings.ReplaceAll(f.Peer.Name, "/", "-") + "-" + f.ID
+}
+
+func (r *peersReport) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(dir, "*.s[sc][en]"))
+	for _, f := range old {
+		if strings.HasSuffix(f, ".sse") || strings.HasSuffix(f, ".scn") {
+			os.Remove(f)
+		}
+	}
+	var rows strings.Builder
+	for _, f := range r.h.Sorted() {
+		body := "(not reduced)"
+		if red := f.Reduce; red != nil && red.Err != nil {
+			name := slug(f)
+			sse := filepath.Join(dir, name+".sse")
+			hdr := peers.Header{Peer: f.Peer.Name, Violation: peers.Class(red.Err), Notes: []string{
+				fmt.Sprintf("sealfuzz peers: %s (%s %s) breaks %s", f.Peer.Name, f.Peer.Module, f.Peer.Version(), peers.Class(red.Err)),
+				"replay: go run ./cmd/sealfuzz peers -replay " + filepath.ToSlash(sse),
+				"found from: " + f.Input.Source + " " + f.Input.Name + ", fault " + f.Input.Fault.String(),
+			}}
+			if err := os.WriteFile(sse, peers.Stored(hdr, red.Body), 0o644); err != nil {
+				return err
+			}
+			s, err := reduce.Scenario(peers.Config(red.Outcome.Meaning.Events), red.Outcome.Meaning.Events, red.Err)
+			if err != nil {
+				return err
+			}
+			var note strings.Builder
+			fmt.Fprintf(&note, "# %s.sse decoded by wire (the events), then what the reference model decides;\n# the peer %s released instead:\n", name, f.Peer.Name)
+			for _, line := range strings.Split(strings.TrimSpace(string(scn.FormatDecisions(red.Outcome.Releases))), "\n") {
+				if line != "" {
+					note.WriteString("#   " + line + "\n")
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+".scn"), append([]byte(note.String()), s...), 0o644); err != nil {
+				return err
+			}
+			body = fmt.Sprintf("[%s.sse](%s.sse) (%d SSE events), [.scn](%s.scn)", name, name, len(red.Body.Events), name)
+		}
+		first := []string{}
+		for _, src := range []string{"generated", "machine", "corpus"} {
+			if d, ok := f.First[src]; ok {
+				first = append(first, fmt.Sprintf("%s %s", src, d.Round(time.Millisecond)))
+			}
+		}
+		fmt.Fprintf(&rows, "| `%s` %s | %s | %s | %d | %s | %s |\n", f.Peer.Name, f.Peer.Version(), f.Peer.Idiom, f.ID,
+			f.Count, strings.Join(first, ", "), body)
+	}
+	v, c, p, control := r.h.Violations()
+	var b strings.Builder
+	fmt.Fprintf(&b, `# The official Go SDKs as gates under test
+
+Written by `+"`sealfuzz peers -for %s -seed %d -machine %d`"+` (%s, %s/%s, %s in all). Each idiom
+runs in the SDK's real client (`+"`option.WithBaseURL`, `option.WithHTTPClient`"+`, a fake key, no
+retries) against a loopback server that sends the body one SSE event at a time, only when
+the SDK reads for more, so every release is tied to the event that caused it. What a body
+means is decided by `+"`wire`"+`, never by the SDK; each peer is judged under the
+configuration `+"`sealfuzz replay -wire`"+` uses (every tool `+"`{\"type\":\"object\"}`"+`, the default
+after-turn policy). A violation here is a fact about an idiom at one SDK version, not a
+judgement of the SDK: the SDKs promise what their documentation says (below), not the SPEC.
+
+Inputs: %d corpus runs (each scenario with no fault, then with one fault), %d rapid-machine streams,
+%d generated streams (gofuzz decoding and machine bitstreams), each normalized into what
+each protocol can carry (carried: %s). %d peer runs.
+
+| peer, version | idiom | invariant | count | first found (time from the source's start) | minimal body |
+|---|---|---|---|---|---|
+%s
+`+"`peers: %d violations in %d idioms of %d peers; control: %d`"+`
+
+![time to first violation](peers.png)
+
+Replay any body with `+"`go run ./cmd/sealfuzz peers -replay docs/peers/NAME.sse`"+` (exit 0 when the
+stored violation reproduces). Counts are runs that broke the invariant; a run is counted
+once, for the first invariant it breaks, in catalog order (I1, I2, ..., I11, then SEAL).
+
+## What each SDK's documentation says
+
+`, r.budget, r.seed, r.machine, time.Now().UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH,
+		r.elapsed.Round(time.Second), r.h.Inputs["corpus"], r.h.Inputs["machine"], r.h.Inputs["generated"],
+		carried(r.h), r.h.Runs, rows.String(), v, c, p, control)
+	for _, p := range r.h.Peers {
+		fmt.Fprintf(&b, "- `%s` (%s %s): %s\n", p.Name, p.Module, p.Version(), p.Docs)
+	}
+	b.WriteString(peersMethod)
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	return r.chart(filepath.Join(dir, "peers.png"))
+}
+
+func carried(h *peers.Hunt) string {
+	var parts []string
+	for p, n := range h.Carried {
+		parts = append(parts, fmt.Sprintf("%s %d", p, n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
+
+// chart draws, per distinct SDK violation, the time from the start of the
+// generated streams to its first hit there (log scale); a violation that
+// only the corpus or the machine showed has no mark.
+func (r *peersReport) chart(path string) error {
+	pl := plot.New()
+	pl.Title.Text = "sealfuzz peers: time to the first violation from generated streams"
+	pl.Y.Label.Text = "milliseconds (log scale)"
+	pl.Y.Scale = plot.LogScale{}
+	pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	var names []string
+	var pts plotter.XYs
+	for _, f := range r.h.Sorted() {
+		if f.Peer.Control {
+			continue
+		}
+		if d, ok := f.First["generated"]; ok {
+			pts = append(pts, plotter.XY{X: float64(len(names)), Y: ms(d)})
+		}
+		names = append(names, f.Peer.Name+" "+f.ID)
+	}
+	if len(pts) > 0 {
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(0), Radius: vg.Points(4), Shape: draw.CircleGlyph{}}
+		pl.Add(s)
+	} else {
+		pl.Y.Scale, pl.Y.Tick.Marker = plot.LinearScale{}, plot.DefaultTicks{}
+	}
+	pl.Add(plotter.NewGrid())
+	if len(names) > 0 {
+		pl.NominalX(names...)
+	}
+	pl.X.Tick.Label.Rotation = math.Pi / 4
+	pl.X.Tick.Label.XAlign = draw.XRight
+	return pl.Save(11*vg.Inch, 7*vg.Inch, path)
+}
+
+// peersMethod is the report's fixed part: how a body is made and judged.
+const peersMethod = `
+## How a run is made and judged
+
+- **Streams.** Corpus scenarios, rapid-machine streams and generated streams speak the whole
+  SPEC; ` + "`peers.Normalize`" + ` rewrites each into what one protocol can carry (no ack, peek or
+  restart; attempts one after another; the protocol's item positions; no fragment split
+  inside a rune; Chat ends at the finish chunk; Responses ends with their final), and
+  ` + "`wire.Encode`" + ` writes the body. A stream a protocol cannot carry is skipped for it.
+- **Faults.** A byte-level fault is drawn for half the streams: the terminal event dropped
+  (` + "`[DONE]`, `message_stop`, `response.completed`" + `), every ` + "`content_block_stop`" + ` dropped, the body
+  cut after an event or half way into one, the connection reset half way into one, or the
+  protocol's error event inserted after one.
+- **Positions.** ` + "`wire`" + ` decodes the faulted body once, recording after which SSE event each
+  normalized event was emitted; a release made once the SDK had been handed k events stands
+  at the last event those k produced (after the end of the body when the SDK had seen it).
+- **Checks.** The run is replayed to ` + "`check`" + ` as a subject that only releases and takes no
+  peek, ack or restart (` + "`check.Capabilities{}`" + `): I1, I2, the release halves of I3 and I4
+  (an SDK cannot compensate), I7 within the run (keys computed by the SPEC), the double
+  verdicts of I11, and SEAL. I8, I9, I10 and the verdict half of I11 need decisions an SDK
+  does not make; I5, I6 and determinism are not run (they need the body re-encoded per
+  re-chunking, which the fault layer does not survive).
+- **Classes.** I1 and SEAL are split by what happened (` + "`I1-before-end`" + `: released before the
+  call ended; ` + "`I1-before-close`" + `: at its end, before its turn completed; ` + "`SEAL-invalid`" + `,
+  ` + "`SEAL-not-object`" + `, ` + "`SEAL-orphan`" + `, ...), and each class is reduced on its own by ` + "`reduce`" + `.
+- **Control.** The project's gate behind the same adapter (the body decoded live by ` + "`wire`" + `,
+  each event fed to ` + "`gate.Gate`" + `) must break nothing and release exactly what
+  ` + "`sealfuzz replay -wire`" + ` releases (` + "`TestControlIsReplayWire`" + `).
+`
