@@ -12,10 +12,10 @@ import (
 	"github.com/sealgate/sealgate/scn"
 )
 
-const vendorCorpus = "../corpus/vendor"
+const vendorCorpus = "../corpus/wire"
 
 // TestVendorCorpus decodes every capture in place and compares its events
-// with those of its corpus/vendor scenario, written by hand from the
+// with those of its corpus/wire scenario, written by hand from the
 // protocol rules. A capture the decoder refuses must say so in the
 // scenario's "# decode error:" note, word for word.
 func TestVendorCorpus(t *testing.T) {
