@@ -174,18 +174,6 @@ func TestTwinGateCatches(t *testing.T) {
 	}
 }
 
-func feedTwin(g *twinGate, evs []sealgate.Event) ([]sealgate.Decision, error) {
-	var out []sealgate.Decision
-	for _, ev := range evs {
-		ds, err := g.Feed(ev)
-		out = append(out, ds...)
-		if err != nil {
-			return out, err
-		}
-	}
-	return out, nil
-}
-
 // forgetDone is a broken ledger: done keys read as absent.
 type forgetDone struct{ *boltledger.Ledger }
 
