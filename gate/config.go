@@ -45,7 +45,7 @@ func compileTools(cfg *sealgate.Config) (map[string]*tool, error) {
 	tools := make(map[string]*tool, len(cfg.Tools))
 	for i := range cfg.Tools {
 		t := &cfg.Tools[i]
-		sch, err := compileSchema(i, t.Schema)
+		sch, err := schemas.compile(i, t.Schema)
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: schema: %v", t.Name, err)
 		}

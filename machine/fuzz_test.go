@@ -27,7 +27,7 @@ func TestReplayMatchesMakeFuzz(t *testing.T) {
 			n++
 			var checked Failure
 			t.Run(fmt.Sprintf("seed%d-%d", i, len(bits)), func(t *testing.T) {
-				rapid.MakeFuzz(run(check.Default, nil, &checked, true))(t, bits)
+				rapid.MakeFuzz(quietDraws(run(check.Default, nil, &checked, true)))(t, bits)
 			})
 			got, err := Replay(check.Default, bits)
 			if err != nil {
@@ -100,5 +100,27 @@ func TestNoValidActionIsInvalid(t *testing.T) {
 	})
 	if out := wrapped.Out.String(); strings.Contains(out, "[rapid] failed") || strings.Contains(out, noValidAction) {
 		t.Fatalf("want runs that find no action invalid, not failing:\n%s", out)
+	}
+}
+
+// TestQuietDrawsReportsFailure: under quietDraws a failing run still fails
+// with the check's message and the stream as a scenario, and rapid's log
+// holds none of the run's draws (rapid logs them on a failure's re-run).
+func TestQuietDrawsReportsFailure(t *testing.T) {
+	huntMu.Lock()
+	defer huntMu.Unlock()
+	restore, err := setFlags(map[string]string{"rapid.seed": "3", "rapid.checks": "100", "rapid.nofailfile": "true", "rapid.shrinktime": "1ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
+	rec := &Recorder{}
+	rapid.Check(rec, quietDraws(run(check.WithFaults(faults.Set{ReleaseAtEnd: true}), nil, nil, true)))
+	out := rec.Out.String()
+	if !rec.Failed() || !strings.Contains(out, "the stream so far, as a scenario") {
+		t.Fatalf("want a failure with the stream as a scenario, got:\n%s", out)
+	}
+	if strings.Contains(out, "[rapid] draw action") || strings.Contains(out, "[rapid] draw tool") {
+		t.Fatalf("the run's draws were logged:\n%s", out)
 	}
 }

@@ -511,8 +511,36 @@ func Run(chk *check.Checker, failed *Failure) func(*rapid.T) {
 // (I5 also an anomaly), could miss one that a later step masks. (On 60
 // random runs against each zoo bug, the same runs fail either way.) The
 // failing stream is the whole run, which the reducer shrinks.
+//
+// The run's draws are not logged (quietDraws): rapid.MakeFuzz would format
+// each one into the *testing.T's log, most of a run's cost, to print only
+// on failure; the failure's message has the stream as a scenario instead.
 func Fuzz(chk *check.Checker) func(*rapid.T) {
-	return run(chk, nil, nil, true)
+	return quietDraws(run(chk, nil, nil, true))
+}
+
+// quietDraws runs prop on the same bits without rapid's draw log.
+// rapid.MakeFuzz logs every Draw on its T (with the caller's line, through
+// testing.T.Logf), but a generator made by rapid.Custom draws on a T of its
+// own that does not log, so prop runs as one custom generator: one logged
+// draw for the whole run. Custom takes no bits of its own, so the values
+// drawn are those prop draws on the outer T (TestReplayMatchesMakeFuzz).
+// A failure (Fatalf, a panic) passes through Custom as it is. Custom tries
+// again after a skip (the bits ran out, no action applied), which would
+// start a second run on the bits left; a second try skips at once instead,
+// so the input is skipped as before, with no bits drawn.
+func quietDraws(prop func(*rapid.T)) func(*rapid.T) {
+	return func(t *rapid.T) {
+		ran := false
+		rapid.Custom(func(q *rapid.T) bool {
+			if ran {
+				q.Skip("the run was skipped")
+			}
+			ran = true
+			prop(q)
+			return true
+		}).Draw(t, "run")
+	}
 }
 
 // run is Run (atEnd: Fuzz) that also keeps, in seen, the stream each

@@ -83,7 +83,7 @@ func Run(cfg sealgate.Config, events []sealgate.Event) []sealgate.Decision {
 	}
 	for i := range cfg.Tools {
 		t := &cfg.Tools[i]
-		s, err := compileSchema(t.Schema)
+		s, err := compiled.get(t.Schema)
 		if err != nil {
 			return refused("tool " + t.Name + ": schema: " + err.Error())
 		}
