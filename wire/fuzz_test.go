@@ -37,5 +37,6 @@ func TestWriteSeedCorpus(t *testing.T) {
 		"FuzzWireOpenAIChat":      decodeSeeds(wire.OpenAIChat),
 		"FuzzWireAnthropic":       decodeSeeds(wire.Anthropic),
 		"FuzzWireGemini":          decodeSeeds(wire.Gemini),
+		"FuzzWireRoundTrip":       wire.RoundTripSeeds(),
 	})
 }

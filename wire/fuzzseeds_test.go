@@ -32,3 +32,7 @@ func fuzzSeeds(p Protocol) [][]byte {
 	}
 	return out
 }
+
+// RoundTripSeeds is roundTripSeeds for TestWriteSeedCorpus in the external
+// test package.
+var RoundTripSeeds = roundTripSeeds

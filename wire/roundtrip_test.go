@@ -1,197 +1,10 @@
 package wire
 
 import (
-	"bytes"
-	"fmt"
-	"math/rand"
-	"strings"
 	"testing"
 
-	"github.com/sealgate/sealgate"
-	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 )
-
-// genEvents builds a random well-formed event sequence that protocol p can
-// express, in the names its decoder gives.
-func genEvents(p Protocol, r *rand.Rand) []sealgate.Event {
-	var evs []sealgate.Event
-	nAtt := 1 + r.Intn(3)
-	for a := 0; a < nAtt; a++ {
-		att := fmt.Sprintf("r%d_%d", a, r.Intn(1000))
-		evs = append(evs, sealgate.OpenEvent(att, "t1"))
-		last := a == nAtt-1
-		statuses := []sealgate.Status{sealgate.Complete, sealgate.Truncated, sealgate.Failed}
-		if last {
-			statuses = append(statuses, sealgate.Disconnected)
-		}
-		st := statuses[r.Intn(len(statuses))]
-		nCalls := r.Intn(4)
-		type call struct {
-			item  string
-			sent  []byte
-			left  []string
-			ended bool
-			begun bool
-		}
-		var calls []*call
-		perCand := map[int]int{}
-		for i := 0; i < nCalls; i++ {
-			c := &call{}
-			switch p {
-			case OpenAIResponses:
-				c.item = itoa(i*2 + r.Intn(2))
-			case OpenAIChat:
-				c.item = fmt.Sprintf("%d:%d", r.Intn(2), i)
-			case Anthropic:
-				c.item = fmt.Sprintf("%s:%d", att, i+1)
-			case Gemini:
-				ci := r.Intn(2)
-				c.item = fmt.Sprintf("%d:%d", ci, perCand[ci])
-				perCand[ci]++
-			}
-			args := genArgs(r)
-			if p == Gemini {
-				c.left = []string{args}
-			} else {
-				c.left = split(r, args)
-			}
-			calls = append(calls, c)
-		}
-		// Interleave: pick a random call and take its next step.
-		active := append([]*call{}, calls...)
-		if p == Gemini {
-			// Whole calls, one after another.
-			for _, c := range calls {
-				call := "pos:" + c.item // no id on the wire
-				if r.Intn(2) == 0 {
-					call = fmt.Sprintf("fc_%d", r.Intn(1e6))
-				}
-				evs = append(evs, sealgate.BeginEvent(att, c.item, call, "tool_"+itoa(r.Intn(3))))
-				evs = append(evs, sealgate.DeltaEvent(att, c.item, []byte(c.left[0])), sealgate.EndEvent(att, c.item))
-			}
-			evs = append(evs, sealgate.CloseEvent(att, st))
-			continue
-		}
-		canEnd := p != OpenAIChat
-		var begun []*call
-		for len(active) > 0 {
-			k := r.Intn(len(active))
-			c := active[k]
-			switch {
-			case !c.begun:
-				c.begun = true
-				begun = append(begun, c)
-				evs = append(evs, sealgate.BeginEvent(att, c.item, fmt.Sprintf("call_%s_%d", strings.ReplaceAll(c.item, ":", "_"), r.Intn(100)), "tool_"+itoa(r.Intn(3))))
-			case len(c.left) > 0:
-				evs = append(evs, sealgate.DeltaEvent(att, c.item, []byte(c.left[0])))
-				c.sent = append(c.sent, c.left[0]...)
-				c.left = c.left[1:]
-			default:
-				if canEnd && r.Intn(4) > 0 && (p != Anthropic || len(c.sent) > 0) {
-					e := sealgate.EndEvent(att, c.item)
-					if p == OpenAIResponses {
-						e = sealgate.EndFinalEvent(att, c.item, append([]byte{}, c.sent...))
-						if r.Intn(10) == 0 {
-							e.Final = append(e.Final, ' ')
-						}
-					}
-					evs = append(evs, e)
-				}
-				active = append(active[:k], active[k+1:]...)
-			}
-		}
-		if p == OpenAIChat && st == sealgate.Complete {
-			for ch := 0; ch < 2; ch++ {
-				for _, c := range begun {
-					if strings.HasPrefix(c.item, itoa(ch)+":") {
-						evs = append(evs, sealgate.EndEvent(att, c.item))
-					}
-				}
-			}
-		}
-		evs = append(evs, sealgate.CloseEvent(att, st))
-	}
-	return evs
-}
-
-// genArgs returns argument text, valid JSON or not, with the characters
-// that stress a JSON-string transport.
-func genArgs(r *rand.Rand) string {
-	pieces := []string{`{"path":"notes.md","content":"Topic confirmed."}`, `{}`, `{"a":[1,2.5e3,{"b":null}]}`,
-		`{"q":"\"quoted\" \\ back\nslash \u00e9 日本 🎉"}`, `{"x":"` + "\t\x01" + `"}`, `{"cut":"half`, ` { "sp" : true } `, `"str"`, `[1]`}
-	s := pieces[r.Intn(len(pieces))]
-	if r.Intn(5) == 0 {
-		s = pieces[r.Intn(len(pieces))] + pieces[r.Intn(len(pieces))]
-	}
-	return s
-}
-
-// split cuts s into fragments at rune boundaries (a JSON string carries
-// code points), with an empty fragment now and then.
-func split(r *rand.Rand, s string) []string {
-	var out []string
-	rs := []rune(s)
-	for len(rs) > 0 {
-		n := 1 + r.Intn(len(rs))
-		if r.Intn(6) == 0 {
-			out = append(out, "")
-		}
-		out = append(out, string(rs[:n]))
-		rs = rs[n:]
-	}
-	return out
-}
-
-func trimGemini(evs []sealgate.Event) []sealgate.Event {
-	// Gemini fragments must be one JSON value without surrounding space.
-	var out []sealgate.Event
-	for _, e := range evs {
-		if e.Kind == sealgate.Delta {
-			b := bytes.Trim(e.Bytes, " ")
-			if validate(b) != nil {
-				b = []byte(`{"fixed":true}`)
-			}
-			e.Bytes = b
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func sameEvents(a, b []sealgate.Event) string {
-	for i := 0; i < len(a) || i < len(b); i++ {
-		if i >= len(a) || i >= len(b) || !scn.EventsEqual(a[i], b[i]) {
-			var x, y string
-			if i < len(a) {
-				x = a[i].String()
-			}
-			if i < len(b) {
-				y = b[i].String()
-			}
-			return fmt.Sprintf("event %d: want %s, got %s", i+1, x, y)
-		}
-	}
-	return ""
-}
-
-func roundTrip(t *testing.T, p Protocol, seed int64) {
-	r := rand.New(rand.NewSource(seed))
-	evs := genEvents(p, r)
-	if p == Gemini {
-		evs = trimGemini(evs)
-	}
-	body, err := Encode(p, evs)
-	if err != nil {
-		t.Fatalf("%s seed %d: encode: %v\n%s", p, seed, err, formatEvents(evs))
-	}
-	got, err := Decode(p, bytes.NewReader(body), Options{})
-	if err != nil {
-		t.Fatalf("%s seed %d: decode: %v\nbody:\n%s", p, seed, err, body)
-	}
-	if d := sameEvents(evs, got); d != "" {
-		t.Fatalf("%s seed %d: %s\nbody:\n%s", p, seed, d, body)
-	}
-}
 
 // TestRoundTrip: decoding an encoding gives back the same events, for
 // random well-formed sequences each protocol can express.
@@ -203,19 +16,19 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-func FuzzWireRoundTrip(f *testing.F) {
+// roundTripSeeds are FuzzWireRoundTrip's seeds, also written out for
+// libFuzzer (TestWriteSeedCorpus in fuzz_test.go).
+func roundTripSeeds() [][]any {
+	var out [][]any
 	for i := int64(0); i < 8; i++ {
-		f.Add(i, uint8(i))
+		out = append(out, []any{i, uint8(i)})
 	}
+	return out
+}
+
+func FuzzWireRoundTrip(f *testing.F) {
+	fuzzkit.AddSeeds(f, roundTripSeeds())
 	f.Fuzz(func(t *testing.T, seed int64, p uint8) {
 		roundTrip(t, Protocols[int(p)%len(Protocols)], seed)
 	})
-}
-
-func formatEvents(evs []sealgate.Event) string {
-	var b strings.Builder
-	for _, e := range evs {
-		b.WriteString(e.String() + "\n")
-	}
-	return b.String()
 }

@@ -1,0 +1,12 @@
+//go:build gofuzz
+
+package wire
+
+import "testing"
+
+// FuzzWireRoundTripLibFuzzer is FuzzWireRoundTrip for libFuzzer
+// (.clusterfuzzlite/build.sh): another name, because compile_native_go_fuzzer
+// wants the one file under wire/ that names it, and nothing before f.Fuzz.
+func FuzzWireRoundTripLibFuzzer(f *testing.F) {
+	f.Fuzz(func(t *testing.T, seed int64, p uint8) { roundTrip(t, Protocols[int(p)%len(Protocols)], seed) })
+}
