@@ -138,5 +138,6 @@ func TestWriteSeedCorpus(t *testing.T) {
 		"FuzzStrictJSON":   strictJSONSeeds(),
 		"FuzzChunking":     chunkingSeeds(),
 		"FuzzScenarioText": scenarioTextSeeds(t),
+		"FuzzPreview":      fuzzing.PreviewSeeds(),
 	})
 }

@@ -11,7 +11,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/fuzzing"
 	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/model"
 )
 
@@ -19,133 +21,29 @@ import (
 // one (SPEC section 8), its streaming form, consistency, redaction (I10)
 // and the first violation.
 
-// previewSecrets are the secret declarations of the preview tool.
-var previewSecrets = []string{"token", "/auth/token", "/o/s"}
-
 // secretMarks are the only characters a generated secret value is made of
 // (digits 7 and 9 for numbers); public parts never contain them, so any of
 // them in a preview is a piece of a secret.
 const secretMarks = "QZ§79"
 
+var previewSecrets = fuzzing.PreviewSecrets
+
 func previewConfig(depth, previewBytes int) sealgate.Config {
-	cfg := sealgate.DefaultConfig()
-	cfg.Tools = []sealgate.Tool{{Name: "t", Schema: `{"type":"object"}`, Secrets: previewSecrets}}
-	cfg.Limits.Depth = depth
-	cfg.Limits.PreviewBytes = previewBytes
-	return cfg
+	return fuzzing.PreviewConfig(depth, previewBytes)
 }
 
-func previewPaths(tb interface{ Fatal(...any) }) [][]string {
-	var out [][]string
-	for _, s := range previewSecrets {
-		p, err := sealgate.SecretPath(s)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, p)
-	}
-	return out
-}
+func previewPaths(tb interface{ Fatal(...any) }) [][]string { return fuzzing.PreviewPaths(tb) }
 
 // failer is what rapid.T and testing.T share for these checks.
-type failer interface {
-	Helper()
-	Fatalf(format string, args ...any)
-}
+type failer = fuzzkit.TB
 
-// previewRun is one stream's observations.
-type previewRun struct {
-	values  []string // the peek value after each delta
-	changes []gate.PreviewChange
-	logs    []string // every decision line but releases (the execution channel) and previews (in values)
-}
+type previewRun = fuzzing.PreviewRun
 
-// runPreview feeds x in the given chunks to a fresh gate, peeking and
-// reading the preview stream after every delta. At every peek it checks the
-// gate against model.PreviewOf (when withModel) and the stream's rebuilt view
-// against the peek.
-func runPreview(t failer, x []byte, cuts []int, depth, previewBytes int, withModel bool) previewRun {
-	t.Helper()
-	g, err := gate.New(previewConfig(depth, previewBytes), gate.NewMemoryLedger())
-	if err != nil {
-		t.Fatalf("gate.New: %v", err)
-	}
-	return runPreviewOn(t, g, "r", x, cuts, depth, previewBytes, withModel)
-}
-
-// runPreviewOn is runPreview on an existing gate (built with
-// previewConfig(depth, previewBytes)), under a fresh attempt id.
-func runPreviewOn(t failer, g *gate.Gate, attempt string, x []byte, cuts []int, depth, previewBytes int, withModel bool) previewRun {
-	t.Helper()
-	paths := previewPaths(fatalOnly{t})
-	var run previewRun
-	feed := func(ev sealgate.Event) []sealgate.Decision {
-		ds, err := g.Feed(ev)
-		if err != nil {
-			t.Fatalf("feed %v: %v", ev, err)
-		}
-		for _, d := range ds {
-			if d.Kind != sealgate.Release && d.Kind != sealgate.PreviewAnswer {
-				run.logs = append(run.logs, d.String())
-			}
-		}
-		return ds
-	}
-	feed(sealgate.OpenEvent(attempt, "t"))
-	feed(sealgate.BeginEvent(attempt, "0", "c", "t"))
-	s, ok := g.Watch(attempt, "0")
-	if !ok {
-		t.Fatalf("Watch refused a live call")
-	}
-	var view gate.PreviewView
-	apply := func() {
-		n := len(run.changes)
-		run.changes = s.Next(run.changes)
-		for _, c := range run.changes[n:] {
-			if !view.Apply(c) {
-				t.Fatalf("%q: change %v does not fit the view %s", x, c, view.String())
-			}
-		}
-	}
-	last := 0
-	step := func(end int) {
-		feed(sealgate.DeltaEvent(attempt, "0", x[last:end]))
-		last = end
-		ds := feed(sealgate.PeekEvent(attempt, "0"))
-		if len(ds) != 1 || ds[0].Kind != sealgate.PreviewAnswer {
-			t.Fatalf("peek answered %v", ds)
-		}
-		p := ds[0].Preview
-		run.values = append(run.values, p.Value)
-		if withModel {
-			if want := model.PreviewOf(x[:end], depth, previewBytes, paths); p != want {
-				t.Fatalf("%q cut %v, after %d bytes: gate %+v, model %+v", x, cuts, end, p, want)
-			}
-		}
-		apply()
-		if view.String() != p.Value || s.Bytes() != p.Bytes {
-			t.Fatalf("%q cut %v, after %d bytes: stream view %s bytes=%d, peek %s bytes=%d\nchanges %v",
-				x, cuts, end, view.String(), s.Bytes(), p.Value, p.Bytes, run.changes)
-		}
-	}
-	for _, c := range cuts {
-		if c >= last && c <= len(x) {
-			step(c)
-		}
-	}
-	step(len(x))
-	feed(sealgate.EndEvent(attempt, "0"))
-	feed(sealgate.CloseEvent(attempt, sealgate.Complete))
-	apply()
-	if view.String() != "-" || run.changes[len(run.changes)-1].Kind != gate.ChangeGone {
-		t.Fatalf("%q: after close the stream shows %s, last change %v", x, view.String(), run.changes[len(run.changes)-1])
-	}
-	return run
-}
-
-type fatalOnly struct{ t failer }
-
-func (f fatalOnly) Fatal(args ...any) { f.t.Fatalf("%s", fmt.Sprint(args...)) }
+var (
+	runPreview   = fuzzing.RunPreview
+	runPreviewOn = fuzzing.RunPreviewOn
+	bytewiseCuts = fuzzing.BytewiseCuts
+)
 
 // --- generators ---
 
@@ -281,7 +179,7 @@ func genDocument(t *rapid.T) ([]byte, int) {
 	return b.Bytes(), n
 }
 
-func previewPathsRapid(t *rapid.T) [][]string { return previewPaths(fatalOnly{t}) }
+func previewPathsRapid(t *rapid.T) [][]string { return previewPaths(t) }
 
 // genBytes returns any byte string: a valid document, one with a byte
 // changed, inserted or cut, or bytes from a JSON-ish alphabet.
@@ -309,14 +207,6 @@ func genCuts(t *rapid.T, n int) []int {
 		for j := i; j > 0 && cuts[j] < cuts[j-1]; j-- {
 			cuts[j], cuts[j-1] = cuts[j-1], cuts[j]
 		}
-	}
-	return cuts
-}
-
-func bytewiseCuts(n int) []int {
-	cuts := make([]int, n)
-	for i := range cuts {
-		cuts[i] = i
 	}
 	return cuts
 }
@@ -424,14 +314,14 @@ func TestPreviewConsistentWithFinal(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		x, _ := genDocument(t)
 		run := runPreview(t, x, genCuts(t, len(x)), 64, 64<<10, false)
-		final, err := parsePreview(run.values[len(run.values)-1])
+		final, err := parsePreview(run.Values[len(run.Values)-1])
 		if err != nil {
-			t.Fatalf("%q: final preview %s: %v", x, run.values[len(run.values)-1], err)
+			t.Fatalf("%q: final preview %s: %v", x, run.Values[len(run.Values)-1], err)
 		}
-		if want := model.PreviewOf(append(x, ' '), 64, 64<<10, previewPathsRapid(t)).Value; run.values[len(run.values)-1] != want {
-			t.Fatalf("%q: final preview %s, want the whole value %s", x, run.values[len(run.values)-1], want)
+		if want := model.PreviewOf(append(x, ' '), 64, 64<<10, previewPathsRapid(t)).Value; run.Values[len(run.Values)-1] != want {
+			t.Fatalf("%q: final preview %s, want the whole value %s", x, run.Values[len(run.Values)-1], want)
 		}
-		for i, v := range run.values {
+		for i, v := range run.Values {
 			if v == "-" {
 				continue
 			}
@@ -440,12 +330,12 @@ func TestPreviewConsistentWithFinal(t *testing.T) {
 				t.Fatalf("%q: preview %s is not JSON: %v", x, v, err)
 			}
 			if !consistent(p, final, true) {
-				t.Fatalf("%q: preview %s does not grow into the final %s", x, v, run.values[len(run.values)-1])
+				t.Fatalf("%q: preview %s does not grow into the final %s", x, v, run.Values[len(run.Values)-1])
 			}
-			if i+1 < len(run.values) {
-				next, _ := parsePreview(run.values[i+1])
+			if i+1 < len(run.Values) {
+				next, _ := parsePreview(run.Values[i+1])
 				if !consistent(p, next, true) {
-					t.Fatalf("%q: preview %s does not grow into the next %s", x, v, run.values[i+1])
+					t.Fatalf("%q: preview %s does not grow into the next %s", x, v, run.Values[i+1])
 				}
 			}
 		}
@@ -455,12 +345,12 @@ func TestPreviewConsistentWithFinal(t *testing.T) {
 // noSecret fails if a preview, a change or a log line holds a secret mark.
 func noSecret(t failer, x []byte, how string, run previewRun) {
 	t.Helper()
-	for _, v := range run.values {
+	for _, v := range run.Values {
 		if strings.ContainsAny(v, secretMarks) {
 			t.Fatalf("%q %s: preview %s shows a piece of a secret", x, how, v)
 		}
 	}
-	for _, c := range run.changes {
+	for _, c := range run.Changes {
 		if strings.ContainsAny(c.Text, secretMarks) {
 			t.Fatalf("%q %s: change %v holds a piece of a secret", x, how, c)
 		}
@@ -470,7 +360,7 @@ func noSecret(t failer, x []byte, how string, run previewRun) {
 			}
 		}
 	}
-	for _, l := range run.logs {
+	for _, l := range run.Logs {
 		if _, rest, _ := strings.Cut(l, " "); strings.ContainsAny(rest, secretMarks) {
 			t.Fatalf("%q %s: log line %s holds a piece of a secret", x, how, l)
 		}
@@ -516,13 +406,13 @@ func TestPreviewStopsAtViolation(t *testing.T) {
 		cuts := genCuts(t, len(x))
 		run := runPreview(t, x, cuts, 64, 64<<10, true)
 		// the peeks made with the violation fed: the last, and one per cut past i
-		k := len(run.values) - 1
+		k := len(run.Values) - 1
 		for _, c := range cuts {
 			if c > i {
 				k--
 			}
 		}
-		for _, v := range run.values[max(k, 0):] {
+		for _, v := range run.Values[max(k, 0):] {
 			if v != want {
 				t.Fatalf("%q: after the violation at %d the preview is %s, want %s", x, i, v, want)
 			}
@@ -531,7 +421,7 @@ func TestPreviewStopsAtViolation(t *testing.T) {
 			}
 		}
 		stop := -1
-		for j, c := range run.changes {
+		for j, c := range run.Changes {
 			if c.Kind == gate.ChangeStop {
 				if !c.Violation || stop >= 0 {
 					t.Fatalf("%q: stop %v at %d (earlier %d)", x, c, j, stop)
@@ -539,43 +429,17 @@ func TestPreviewStopsAtViolation(t *testing.T) {
 				stop = j
 			}
 		}
-		if stop < 0 || stop != len(run.changes)-2 { // then only gone
-			t.Fatalf("%q: stop at %d of %v", x, stop, run.changes)
+		if stop < 0 || stop != len(run.Changes)-2 { // then only gone
+			t.Fatalf("%q: stop at %d of %v", x, stop, run.Changes)
 		}
 	})
 }
 
 // FuzzPreview: any bytes, chunking, depth and preview-bytes: gate == model
-// at every peek point, and the stream rebuilds every peek.
+// at every peek point, and the stream rebuilds every peek (fuzzing.Preview).
 func FuzzPreview(f *testing.F) {
-	f.Add([]byte(`{"path":"notes.md","content":"Topic confirmed.`), uint64(0x0a0703), uint8(64), uint16(0))
-	f.Add([]byte(`{"token":"QZ","auth":{"token":[1,2]},"o":{"s":tr`), uint64(0x1105), uint8(64), uint16(30))
-	f.Add([]byte(`[1e309,"\ud83d\ude00\ud83d",{"a":1,"\u0061":2}]`), uint64(0x0b0502), uint8(2), uint16(0))
-	f.Add([]byte("{\"a\":[[[\"x\u00e9\\u00e9\"]]],\"b\":-0.5e-3 }\x01"), uint64(0x20), uint8(3), uint16(11))
+	fuzzkit.AddSeeds(f, fuzzing.PreviewSeeds())
 	f.Fuzz(func(t *testing.T, x []byte, cutBits uint64, depth uint8, capb uint16) {
-		if len(x) > 2048 {
-			return
-		}
-		var cuts []int
-		for k := 0; k < 4 && len(x) > 0; k++ {
-			cuts = append(cuts, int(cutBits>>(16*k)&0xFFFF)%(len(x)+1))
-		}
-		for i := 1; i < len(cuts); i++ {
-			for j := i; j > 0 && cuts[j] < cuts[j-1]; j-- {
-				cuts[j], cuts[j-1] = cuts[j-1], cuts[j]
-			}
-		}
-		d := int(depth%6) + 1
-		if depth >= 128 {
-			d = 64
-		}
-		c := int(capb)
-		if c == 0 {
-			c = 64 << 10
-		}
-		runPreview(t, x, cuts, d, c, true)
-		if len(x) <= 256 {
-			runPreview(t, x, bytewiseCuts(len(x)), d, c, true)
-		}
+		fuzzing.Preview(t, x, cutBits, depth, capb)
 	})
 }

@@ -25,6 +25,7 @@ compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzGateVsModel FuzzGateVsModel
 compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzStrictJSON FuzzStrictJSON
 compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzChunking FuzzChunking
 compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzScenarioText FuzzScenarioText
+compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzPreview FuzzPreview
 compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireOpenAIResponses FuzzWireOpenAIResponses
 compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireOpenAIChat FuzzWireOpenAIChat
 compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireAnthropic FuzzWireAnthropic
@@ -33,6 +34,7 @@ compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireGemini FuzzWireGemini
 # name than the go test target beside them.
 compile_native_go_fuzzer $M/gate FuzzSealTextLibFuzzer FuzzSealText
 compile_native_go_fuzzer $M/scn FuzzParseLibFuzzer FuzzParse
+compile_native_go_fuzzer $M/wire FuzzWireRoundTripLibFuzzer FuzzWireRoundTrip
 # gate/internal/partial may be imported only from under gate/, and
 # go-118-fuzz-build writes its main package into the current directory.
 (cd gate && compile_native_go_fuzzer $M/gate/internal/partial FuzzPartialLibFuzzer FuzzPartial)

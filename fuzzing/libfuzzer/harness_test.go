@@ -31,6 +31,12 @@ func FuzzScenarioText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) { fuzzing.ScenarioText(t, src) })
 }
 
+func FuzzPreview(f *testing.F) {
+	f.Fuzz(func(t *testing.T, x []byte, cutBits uint64, depth uint8, capb uint16) {
+		fuzzing.Preview(t, x, cutBits, depth, capb)
+	})
+}
+
 func FuzzWireOpenAIResponses(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, jsonl bool) { fuzzing.WireDecode(t, wire.OpenAIResponses, data, jsonl) })
 }
