@@ -73,6 +73,9 @@ func gateVsModelSeeds(tb testing.TB) [][]any {
 // an input is a coherent stream.
 func FuzzGateVsModel(f *testing.F) {
 	chk := faultyChecker(f)
+	if fuzzkit.GoFuzzWorker() {
+		chk = fuzzing.ForFuzzing(chk)
+	}
 	fuzzkit.AddSeeds(f, gateVsModelSeeds(f))
 	machineRun := rapid.MakeFuzz(machine.Fuzz(chk))
 	f.Fuzz(func(t *testing.T, data []byte) {

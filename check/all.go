@@ -31,6 +31,17 @@ func (c *Checker) All(cfg sealgate.Config, events []sealgate.Event) error {
 	if t.Refused {
 		return nil
 	}
+	if !c.picked(t.Events) {
+		// Sampled out (Checker.Sample): the cheap checks only.
+		if err := Invariants(t); err != nil {
+			return err
+		}
+		shape := t.Decisions
+		if t.Shape != nil {
+			shape = t.Shape
+		}
+		return c.isolation(cfg, t.Events, t.Decisions, shape)
+	}
 	again := c.Record(cfg, t.Events)
 	if again.Err != nil && !t.Caps.Full {
 		return &Violation{ID: "SUBJECT", Name: "the subject failed", Msg: "second run: " + again.Err.Error()}

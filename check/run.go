@@ -2,6 +2,8 @@ package check
 
 import (
 	"fmt"
+	"hash/fnv"
+	"strconv"
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/gate"
@@ -90,6 +92,44 @@ func RealGate(cfg sealgate.Config) (Gate, error) {
 type Checker struct {
 	NewGate    Factory
 	NewSubject SubjectFactory
+	// Sample, above 1, makes All cheaper for fuzzing: the determinism
+	// rerun and the two I6 passes (about three fifths of All's time) run
+	// on one scenario in Sample, picked by a hash of the events, so an
+	// input always gets the same checks and a crash reproduces; gate ==
+	// model (I12), the invariants and I5 run on every scenario. Zero or
+	// one checks everything. Only fuzz bodies set it (fuzzing.ForFuzzing),
+	// and never with SEALGATE_CHECKS=full.
+	Sample int
+}
+
+// Sampled returns a copy of c whose All runs its costliest checks on one
+// scenario in every n (Checker.Sample).
+func (c *Checker) Sampled(n int) *Checker {
+	s := *c
+	s.Sample = n
+	return &s
+}
+
+// picked says whether All runs its sampled checks on these events: always
+// when c does not sample, else when the events' hash falls in the sample.
+func (c *Checker) picked(events []sealgate.Event) bool {
+	if c.Sample <= 1 {
+		return true
+	}
+	h := fnv.New64a()
+	var b []byte
+	for _, e := range events {
+		b = append(b[:0], byte(e.Kind), byte(e.Status))
+		if e.OK {
+			b = append(b, 1)
+		}
+		for _, f := range [][]byte{[]byte(e.Attempt), []byte(e.Turn), []byte(e.Item), []byte(e.Call), []byte(e.Tool), []byte(e.Key), e.Bytes, e.Final} {
+			b = strconv.AppendInt(append(b, '|'), int64(len(f)), 10)
+			b = append(append(b, ':'), f...)
+		}
+		h.Write(b)
+	}
+	return h.Sum64()%uint64(c.Sample) == 0
 }
 
 // Default checks the real gate.

@@ -158,6 +158,21 @@ func ReplayMachine(chk *check.Checker) MachineRun {
 	}
 }
 
+// FuzzSample is the share of scenarios (one in FuzzSample) that get the
+// costliest checks while fuzzing (check.Checker.Sample).
+const FuzzSample = 4
+
+// ForFuzzing is chk as a fuzzing engine runs it: the determinism rerun and
+// I6 on one scenario in FuzzSample, unless SEALGATE_CHECKS=full
+// (fuzzkit.ChecksEnv). The engines call it only while fuzzing (a go test
+// -fuzz worker, a libFuzzer binary), never for plain go test or a replay.
+func ForFuzzing(chk *check.Checker) *check.Checker {
+	if fuzzkit.FullChecks() {
+		return chk
+	}
+	return chk.Sampled(FuzzSample)
+}
+
 // Checker is the checker of the fuzz targets: the real gate, or, when
 // SEALGATE_FAULTS names a planted bug (zoo.FaultsEnv), the real gate with
 // that bug on. A libFuzzer harness reads it once per process, not per input.

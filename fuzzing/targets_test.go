@@ -86,3 +86,20 @@ func TestLibFuzzerArgs(t *testing.T) {
 		t.Fatalf("short input: %v", err)
 	}
 }
+
+// TestForFuzzingFullChecks: fuzzing samples the costliest checks, and
+// SEALGATE_CHECKS=full turns the sampling off; the checker it starts from
+// is left as it was.
+func TestForFuzzingFullChecks(t *testing.T) {
+	t.Setenv(fuzzkit.ChecksEnv, "")
+	if got := ForFuzzing(check.Default); got.Sample != FuzzSample || check.Default.Sample != 0 {
+		t.Fatalf("fuzzing: Sample %d (Default's %d), want %d (0)", got.Sample, check.Default.Sample, FuzzSample)
+	}
+	t.Setenv(fuzzkit.ChecksEnv, "full")
+	if got := ForFuzzing(check.Default); got.Sample > 1 {
+		t.Fatalf("with %s=full: Sample %d, want every check", fuzzkit.ChecksEnv, got.Sample)
+	}
+	if fuzzkit.GoFuzzWorker() {
+		t.Fatal("plain go test taken for a go fuzz worker")
+	}
+}

@@ -15,6 +15,7 @@ func FuzzGateVsModel(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%v", err)
 		}
+		chk = fuzzing.ForFuzzing(chk)
 		fuzzing.GateVsModel(t, chk, fuzzing.ReplayMachine(chk), data)
 	})
 }
