@@ -1,6 +1,7 @@
 package sealgate_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/sealgate/sealgate/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/zoo"
 )
 
 // throughputEnv turns TestThroughput on: the number of generated inputs
@@ -261,4 +263,51 @@ func threadCPU() time.Duration {
 	const clockThreadCPUTime = 3
 	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0)
 	return time.Duration(ts.Nano())
+}
+
+// TestSamplingZoo measures what sampling the costliest checks
+// (fuzzing.FuzzSample) loses: for every zoo bug, on the text and gofuzz
+// sets of TestThroughput (seeds plus N generated inputs each), how many
+// scenarios fail every check and how many fail the sampled checker, and
+// which check fails first at full fidelity. A measurement, not a check: it
+// runs only with SEALGATE_THROUGHPUT=N.
+func TestSamplingZoo(t *testing.T) {
+	v := os.Getenv(throughputEnv)
+	if v == "" {
+		t.Skipf("set %s=N (inputs per set) to measure", throughputEnv)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		t.Fatalf("%s=%q: want a count of inputs", throughputEnv, v)
+	}
+	var scenarios []scenario
+	for _, r := range []gen.Reading{gen.Text, gen.Gofuzz} {
+		for _, in := range gateVsModelSet(t, r, n) {
+			if s, ok := decode(check.Default, in); ok {
+				scenarios = append(scenarios, s)
+			}
+		}
+	}
+	var report strings.Builder
+	fmt.Fprintf(&report, "\n%d scenarios; sampled: determinism and I6 on one in %d\n\n| bug | fail, all checks | fail, sampled | first failing check (all checks) |\n|---|---|---|---|\n", len(scenarios), fuzzing.FuzzSample)
+	for _, b := range zoo.All {
+		full := b.Checker()
+		sampled := full.Sampled(fuzzing.FuzzSample)
+		first := map[string]int{}
+		nFull, nSampled := 0, 0
+		for _, s := range scenarios {
+			if err := full.All(s.cfg, s.evs); err != nil {
+				nFull++
+				var v *check.Violation
+				if errors.As(err, &v) {
+					first[v.ID]++
+				}
+			}
+			if sampled.All(s.cfg, s.evs) != nil {
+				nSampled++
+			}
+		}
+		fmt.Fprintf(&report, "| %s | %d | %d | %v |\n", b.Name, nFull, nSampled, first)
+	}
+	fmt.Print(report.String())
 }
