@@ -26,13 +26,13 @@ import (
 // them in a preview is a piece of a secret.
 const secretMarks = "QZ§79"
 
-var previewSecrets = fuzzing.PreviewSecrets
-
 func previewConfig(depth, previewBytes int) sealgate.Config {
 	return fuzzing.PreviewConfig(depth, previewBytes)
 }
 
 func previewPaths(tb interface{ Fatal(...any) }) [][]string { return fuzzing.PreviewPaths(tb) }
+
+// The stream runner of these tests is FuzzPreview's, in package fuzzing.
 
 // failer is what rapid.T and testing.T share for these checks.
 type failer = fuzzkit.TB
