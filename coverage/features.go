@@ -37,21 +37,21 @@ type Spec struct {
 
 // The groups, in catalog order.
 const (
-	GroupEvent    Group = "event"
-	GroupStatus   Group = "status"
-	GroupDecision Group = "decision"
-	GroupReason   Group = "reason"
-	GroupAnomaly  Group = "anomaly"
-	GroupConfig   Group = "config"
-	GroupRelease  Group = "policy-release"
-	GroupBatch    Group = "policy-batch"
-	GroupLimit    Group = "limit"
-	GroupValue    Group = "value"
-	GroupSecret   Group = "secret"
-	GroupAck      Group = "ack"
-	GroupKeys     Group = "keys"
-	GroupSupersede  Group = "supersede"
-	GroupStream   Group = "stream"
+	GroupEvent     Group = "event"
+	GroupStatus    Group = "status"
+	GroupDecision  Group = "decision"
+	GroupReason    Group = "reason"
+	GroupAnomaly   Group = "anomaly"
+	GroupConfig    Group = "config"
+	GroupRelease   Group = "policy-release"
+	GroupBatch     Group = "policy-batch"
+	GroupLimit     Group = "limit"
+	GroupValue     Group = "value"
+	GroupSecret    Group = "secret"
+	GroupAck       Group = "ack"
+	GroupKeys      Group = "keys"
+	GroupSupersede Group = "supersede"
+	GroupStream    Group = "stream"
 )
 
 // limitNames are the SPEC's limits, in its order.
