@@ -137,3 +137,14 @@ func TestUnreachableQuotesAreSpecText(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchedPairsAreReachable: the pairs the issue names are pairs of the
+// space, and none is ruled out.
+func TestWatchedPairsAreReachable(t *testing.T) {
+	reach := coverage.Reachable()
+	for _, w := range coverage.Watched {
+		if !reach[w.Pair] {
+			t.Errorf("watched %s is not a reachable pair", w.Pair)
+		}
+	}
+}

@@ -159,6 +159,17 @@ func printCoverage(w io.Writer, b coverageBudget, tallies []*coverage.Tally, gen
 		fmt.Fprintf(w, "%-10s %10d %8d %5d/%-4d %9d/%-6d %7.1f%%\n", t.Name, t.Scenarios, t.Refused,
 			len(t.Features), len(catalog), r, of, coverage.Percent(r, of))
 	}
+	fmt.Fprintf(w, "\nthe pairs issue 17 names (x: reached):\n")
+	fmt.Fprintf(w, "  %-62s %5s %6s %6s\n", "pair", "rapid", "gofuzz", "corpus")
+	for _, wp := range coverage.Watched {
+		mark := func(t *coverage.Tally) string {
+			if t.Pairs[wp.Pair] {
+				return "x"
+			}
+			return "-"
+		}
+		fmt.Fprintf(w, "  %-62s %5s %6s %6s  %s\n", wp.Pair, mark(tallies[0]), mark(tallies[1]), mark(tallies[2]), wp.Why)
+	}
 	var never []string
 	for _, s := range catalog {
 		if !generated.Features[s.Name] {
