@@ -182,7 +182,14 @@ func printCoverage(w io.Writer, b coverageBudget, tallies []*coverage.Tally, gen
 	}
 	fmt.Fprintf(w, "\nfeatures the generated layers never reach (%d):\n%s\n", len(never), strings.Join(never, "\n"))
 	missed := generated.Missed()
-	fmt.Fprintf(w, "\nreachable pairs the generated layers never reach: %d", len(missed))
+	both := 0
+	for _, p := range missed {
+		if generated.Features[p.A] && generated.Features[p.B] {
+			both++
+		}
+	}
+	fmt.Fprintf(w, "\nreachable pairs the generated layers never reach: %d (%d with a feature they never reach, %d of two features they reach apart)",
+		len(missed), len(missed)-both, both)
 	if list {
 		// Grouped by their first feature; a pair the corpus reaches is
 		// marked with *.
