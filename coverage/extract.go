@@ -235,10 +235,10 @@ func (x *extractor) event(at int, e sealgate.Event) {
 	ds := x.at[at]
 	anomalous := false
 	for _, d := range ds {
-		x.decision(at, e, d)
-		if d.Kind == sealgate.Anomaly {
-			anomalous = true
-		}
+		anomalous = anomalous || d.Kind == sealgate.Anomaly
+	}
+	for _, d := range ds {
+		x.decision(e, anomalous, d)
 	}
 	a := x.find(e.Attempt)
 	switch e.Kind {
@@ -370,7 +370,7 @@ func (x *extractor) open(e sealgate.Event, a *attemptRec, anomalous bool) {
 }
 
 // decision notes what one decision shows, before the event's bookkeeping.
-func (x *extractor) decision(at int, e sealgate.Event, d sealgate.Decision) {
+func (x *extractor) decision(e sealgate.Event, anomalous bool, d sealgate.Decision) {
 	if d.Kind == sealgate.Refused {
 		return
 	}
@@ -437,7 +437,7 @@ func (x *extractor) decision(at int, e sealgate.Event, d sealgate.Decision) {
 			}
 		}
 	case sealgate.Compensate:
-		if e.Kind == sealgate.Open {
+		if e.Kind == sealgate.Open && !anomalous { // not a reopen's poisoning
 			x.add("supersede:compensate")
 		}
 	case sealgate.PreviewAnswer:

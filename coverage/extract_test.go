@@ -230,6 +230,17 @@ restart
 			"stream:restart-mid-stream", "decision:compensate", "policy:per-call", "config:early", "reason:superseded",
 			"anomaly:unknown-call", "event:restart", "limit:turn-bytes-edge"},
 			not: []string{"policy:after-turn"}},
+		{name: "reopen compensates without a supersede", src: `
+tool send {"type":"object"}
+early send
+policy release=per-call
+open r1 turn=t1
+begin r1 item=0 call=c0 tool=send
+delta r1 item=0 "{}"
+end r1 item=0
+open r1 turn=t1
+`, want: []string{"decision:compensate", "anomaly:reopen", "config:early"},
+			not: []string{"supersede:compensate", "supersede"}},
 		{name: "acks and keys", src: fmt.Sprintf(`
 tool t {}
 open r1 turn=t1
