@@ -67,7 +67,6 @@ type attemptRec struct {
 	received     int
 	releases     int
 	lastCall     *callRec // the call of its last accepted fragment
-	interleave   int      // switches between calls of accepted fragments
 	superseded   []*attemptRec
 	regeneration bool // it superseded a live attempt
 }
@@ -274,6 +273,7 @@ func (x *extractor) event(at int, e sealgate.Event) {
 		if c == nil || c.decided || c.tooLarge || len(ds) > 0 {
 			break // dropped, or rejected too-large at this event
 		}
+		resumed := len(c.buf) > 0 && a.lastCall != nil && a.lastCall != c
 		c.buf = append(c.buf, e.Bytes...)
 		a.received += len(e.Bytes)
 		if len(c.buf) == x.cfg.Limits.CallBytes {
@@ -286,10 +286,8 @@ func (x *extractor) event(at int, e sealgate.Event) {
 			}
 		}
 		if len(e.Bytes) > 0 {
-			if a.lastCall != nil && a.lastCall != c {
-				if a.interleave++; a.interleave >= 2 {
-					x.add("stream:interleaved")
-				}
+			if resumed { // back to a call after another call's fragment
+				x.add("stream:interleaved")
 			}
 			a.lastCall = c
 			if splitsRune(c.buf) {

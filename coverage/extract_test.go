@@ -343,7 +343,7 @@ end r10 item=0 final="{ }"
 			"reason:turn-anomaly", "status:truncated", "status:failed", "status:cancelled", "status:disconnected",
 			"anomaly:after-close", "anomaly:no-open", "anomaly:reopen", "anomaly:duplicate-begin",
 			"anomaly:identity-conflict", "anomaly:after-end", "anomaly:final-mismatch", "decision:reject", "decision:anomaly"},
-			not: []string{"stream:end-final-match", "reason:batch-aborted", "policy:atomic"}},
+			not: []string{"stream:end-final-match", "reason:batch-aborted", "policy:atomic", "stream:interleaved"}},
 		{name: "atomic", src: `
 tool t {"type":"object","required":["a"]}
 policy batch=atomic
