@@ -26,6 +26,7 @@ const usage = `usage:
                                    (docs/protocol.md) with every check that applies
   sealfuzz peers [flags]           the official SDKs' tool-call idioms under the suite;
                                    writes docs/peers/
+  sealfuzz coverage [flags]        the share of SPEC feature pairs each generator reaches
 
 Each command's -h lists its flags with their defaults. SEALGATE_FAULTS=BUG plants a
 zoo bug in the gate for the campaign, replay and reduce.
@@ -52,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return testMain(args[1:], stdout, stderr)
 	case "peers":
 		return peersMain(args[1:], stdout, stderr)
+	case "coverage":
+		return coverageMain(args[1:], stdout, stderr)
 	case "help":
 		if len(args) > 1 && args[1] != "help" {
 			return run([]string{args[1], "-h"}, stdout, stderr)
