@@ -225,7 +225,7 @@ var CallBytesByItem = Bug{Name: "call-bytes-by-item", Pattern: "P8", Findings: "
 	What:   "counts call-bytes per item across attempts: a regeneration's call starts with the superseded call's byte count",
 	Faults: faults.Set{CallBytesByItem: true}, Corpus: true, Class: ClassTwoStates,
 	Rule:   "§3: \"if the call's bytes plus the fragment exceed call-bytes, the call is rejected `too-large`\"; I8",
-	Missed: "needs small limits, a supersede of an undecided call with bytes, and a regeneration on the same item that fits call-bytes alone but not with the carried count",
+	Missed: "needs small limits, a supersede of an undecided call with bytes, and a regeneration on the same item that fits call-bytes alone but not with the carried count (1 of 20 seeds)",
 	Kill:   Kill{LayerCorpus, "corpus/zoo/call-bytes-per-call.scn"}}
 
 // FirstSecretPerMember: F57 hive and the logging cluster: redaction that
