@@ -3,7 +3,11 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"regexp"
+	"strconv"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/internal/faults"
@@ -105,4 +109,78 @@ func (t *tool) secretsOrNil() [][]string {
 		return nil
 	}
 	return t.secrets
+}
+
+// firstPerMember keeps, of the secret paths through one top-level member,
+// the first (fault FirstSecretPerMember: secrets indexed by member).
+func firstPerMember(paths [][]string) [][]string {
+	seen := map[string]bool{}
+	var out [][]string
+	for _, p := range paths {
+		if !seen[p[0]] {
+			seen[p[0]] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hasBMPNoncharacter is the noncharacter test written for the BMP only
+// (fault NoncharBMPOnly): planes 1 to 16 pass.
+func hasBMPNoncharacter(s string) bool {
+	for _, r := range s {
+		if (r >= 0xFDD0 && r <= 0xFDEF) || r == 0xFFFE || r == 0xFFFF {
+			return true
+		}
+	}
+	return false
+}
+
+// parseFloatNumbers copies a decoded document with every number replaced
+// by what strconv.ParseFloat makes of its literal (fault
+// KeyNumbersParseFloat), trusting it with mantissas of any length.
+func parseFloatNumbers(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = parseFloatNumbers(x)
+		}
+		return m
+	case []any:
+		a := make([]any, len(v))
+		for i, x := range v {
+			a[i] = parseFloatNumbers(x)
+		}
+		return a
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return v
+		}
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return v
+}
+
+// byRawNames is the document's top-level members keyed by their names as
+// written between the quotes, escapes kept (fault FieldsRawNames).
+func byRawNames(raw []byte, args map[string]any) map[string]any {
+	out := map[string]any{}
+	d := jsontext.NewDecoder(bytes.NewReader(raw))
+	if tok, err := d.ReadToken(); err != nil || tok.Kind() != '{' {
+		return args
+	}
+	for d.PeekKind() == '"' {
+		lit, err := d.ReadValue()
+		if err != nil {
+			return args
+		}
+		name := string(lit[1 : len(lit)-1])
+		if err := d.SkipValue(); err != nil {
+			return args
+		}
+		out[name] = args[unquote(lit)]
+	}
+	return out
 }

@@ -81,6 +81,7 @@ type call struct {
 	decided  bool
 	tooLarge bool // rejected too-large: later deltas are dropped
 	released bool // released early: compensated if its attempt ends badly
+	carried  int  // fault CallBytesByItem: bytes counted from a superseded call
 }
 
 // previewed brings the call's preview up to date with its bytes and returns
@@ -144,6 +145,7 @@ type Gate struct {
 
 	faults faults.Set        // deliberate bugs, for the suite's own tests only
 	stale  map[string][]byte // faults StaleAcrossAttempts, ReuseSuperseded: bytes by item
+	counts map[string]int    // fault CallBytesByItem: byte counts by item
 }
 
 // New builds a gate over a ledger; an invalid configuration is refused with
@@ -171,6 +173,7 @@ func (g *Gate) forget() {
 	g.released = map[string]struct{}{}
 	g.retained = 0
 	g.hot = hotCall{}
+	g.counts = nil
 	g.gen++
 }
 
@@ -291,6 +294,9 @@ func (g *Gate) endBadly(a *attempt, to attemptState, reason sealgate.Reason, out
 			if g.faults.ReuseSuperseded && reason == sealgate.Superseded {
 				g.keepStale(c)
 			}
+			if g.faults.CallBytesByItem && reason == sealgate.Superseded {
+				g.keepCount(c)
+			}
 			out = append(out, g.reject(a, c, reason))
 		case c.released && !g.faults.NoCompensate:
 			out = append(out, sealgate.Decision{At: g.n, Kind: sealgate.Compensate, Attempt: a.id, Item: c.item})
@@ -340,10 +346,13 @@ func (g *Gate) open(ev *sealgate.Event) ([]sealgate.Decision, error) {
 		}
 		return append(out, g.anomaly(ev, sealgate.Reopen)), nil
 	}
+	a := &attempt{id: ev.Attempt, turn: ev.Turn, state: live}
 	if prev := g.turns[ev.Turn]; prev != nil {
 		out = g.endBadly(prev, ended, sealgate.Superseded, out)
+		if g.faults.TurnBytesPerTurn {
+			a.bytes = prev.bytes
+		}
 	}
-	a := &attempt{id: ev.Attempt, turn: ev.Turn, state: live}
 	g.attempts[ev.Attempt] = a
 	g.turns[ev.Turn] = a
 	return out, nil
@@ -366,6 +375,9 @@ func (g *Gate) begin(ev *sealgate.Event) []sealgate.Decision {
 	var secrets [][]string
 	if t := g.tools[ev.Tool]; t != nil && !g.faults.LeakSplitSecret {
 		secrets = t.secrets
+		if g.faults.FirstSecretPerMember {
+			secrets = firstPerMember(secrets)
+		}
 	}
 	c := &call{item: ev.Item, id: ev.Call, tool: ev.Tool,
 		preview: partial.New(g.limits.Depth, g.limits.PreviewBytes, secrets)}
@@ -389,6 +401,10 @@ func (g *Gate) begin(ev *sealgate.Event) []sealgate.Decision {
 		if g.faults.LeakSplitSecret {
 			c.previewed() // that fault writes its preview as bytes arrive
 		}
+	}
+	if n, ok := g.counts[ev.Item]; ok {
+		delete(g.counts, ev.Item)
+		c.carried = n
 	}
 	a.calls = append(a.calls, c)
 	a.items[ev.Item] = c
@@ -441,7 +457,7 @@ func (g *Gate) delta(d *deltaArgs) ([]sealgate.Decision, error) {
 	}
 	b := d.bytes
 	n := len(b)
-	if len(c.buf)+n > g.limits.CallBytes && !g.faults.Unbounded {
+	if c.carried+len(c.buf)+n > g.limits.CallBytes && !g.faults.Unbounded {
 		c.tooLarge = true
 		return append(out, g.reject(a, c, sealgate.TooLarge)), nil
 	}
@@ -547,10 +563,16 @@ func (g *Gate) ack(ev *sealgate.Event) ([]sealgate.Decision, error) {
 		return []sealgate.Decision{{At: g.n, Kind: sealgate.Anomaly, Anomaly: sealgate.UnknownAck, Key: ev.Key}}, nil
 	}
 	if ev.OK {
+		if g.faults.AckOkForgetsRelease {
+			delete(g.released, ev.Key)
+		}
 		return nil, g.ledger.Done(ev.Key)
 	}
 	if err := g.ledger.Clear(ev.Key); err != nil {
 		return nil, err
+	}
+	if g.faults.AckFailClearsAll {
+		clear(g.released)
 	}
 	delete(g.released, ev.Key)
 	return nil, nil
@@ -576,6 +598,15 @@ func (g *Gate) keepStale(c *call) {
 		g.stale = map[string][]byte{}
 	}
 	g.stale[c.item] = append([]byte(nil), c.buf...)
+}
+
+// keepCount remembers a superseded call's byte count by item, for the
+// fault CallBytesByItem.
+func (g *Gate) keepCount(c *call) {
+	if g.counts == nil {
+		g.counts = map[string]int{}
+	}
+	g.counts[c.item] = c.carried + len(c.buf)
 }
 
 // byTool finds a call of the attempt by tool name (fault KeyByTool).

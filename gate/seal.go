@@ -32,7 +32,7 @@ func (g *Gate) seal(a *attempt, c *call, pending map[string]struct{}) (verdict, 
 			c.buf = b
 		}
 	}
-	doc, size, ok := sealText(c.buf, g.limits.Depth)
+	doc, size, ok := sealTextFaulty(c.buf, g.limits.Depth, g.faults.NoncharBMPOnly)
 	if !ok {
 		r, err := ValidJSON(c.buf, g.limits.Depth)
 		if err == nil {
@@ -127,6 +127,12 @@ func allowed(rule *sealgate.Allow, doc any) bool {
 // key is the call's idempotency key (SPEC section 4), from the decoded
 // arguments.
 func (g *Gate) key(a *attempt, c *call, t *tool, args map[string]any) (string, error) {
+	if g.faults.KeyNumbersParseFloat {
+		args = parseFloatNumbers(args).(map[string]any)
+	}
+	if g.faults.FieldsRawNames && t.idem.Mode == sealgate.IdemFields {
+		args = byRawNames(c.buf, args)
+	}
 	switch t.idem.Mode {
 	case sealgate.IdemCall:
 		return sealgate.Key(sealgate.CallMaterial(a.turn, c.id)), nil

@@ -34,8 +34,14 @@ import (
 // it equals len(raw) the text holds no whitespace to remove, and the release
 // is a plain copy instead of a second scan.
 func sealText(raw []byte, depth int) (doc any, size int, ok bool) {
+	return sealTextFaulty(raw, depth, false)
+}
+
+// sealTextFaulty is sealText, with the noncharacter check of the fault
+// NoncharBMPOnly when bmpNonchar is set.
+func sealTextFaulty(raw []byte, depth int, bmpNonchar bool) (doc any, size int, ok bool) {
 	d := jsontext.NewDecoder(bytes.NewBuffer(raw))
-	s := sealScan{d: d, limit: depth}
+	s := sealScan{d: d, limit: depth, bmpNonchar: bmpNonchar}
 	v, ok := s.value(1)
 	if !ok {
 		return nil, 0, false
@@ -50,6 +56,8 @@ type sealScan struct {
 	d     *jsontext.Decoder
 	limit int
 	size  int // bytes of the compact form so far
+
+	bmpNonchar bool // fault NoncharBMPOnly
 }
 
 func (s *sealScan) value(depth int) (any, bool) {
@@ -136,6 +144,9 @@ func (s *sealScan) str() (string, bool) {
 	}
 	s.size += len(lit)
 	v := unquote(lit)
+	if s.bmpNonchar {
+		return v, !hasBMPNoncharacter(v)
+	}
 	return v, !hasNoncharacter(v)
 }
 

@@ -59,6 +59,40 @@ type Set struct {
 	// DisconnectedIsComplete takes close disconnected for close complete
 	// (P5: a dropped socket taken for success).
 	DisconnectedIsComplete bool
+
+	// The bugs below (issue 17) need a combination the fixed vocabulary of
+	// the generators rarely or never draws: state spanning two keys or two
+	// attempts, or a configuration or value outside the usual shapes.
+
+	// AckFailClearsAll empties the whole released set at an ack fail
+	// instead of removing the one key: one key's failure re-opens every
+	// other key's duplicate check (P7).
+	AckFailClearsAll bool
+	// AckOkForgetsRelease drops the key from the released set at ack ok
+	// too, as if the set held only calls awaiting an ack (P7).
+	AckOkForgetsRelease bool
+	// TurnBytesPerTurn counts turn-bytes per turn, not per attempt: a
+	// regeneration starts with the byte count of the attempt it
+	// supersedes (P8, P11).
+	TurnBytesPerTurn bool
+	// CallBytesByItem counts call-bytes per item across attempts: a
+	// regeneration's call starts with the byte count of the superseded
+	// attempt's undecided call on the same item (P8, P11).
+	CallBytesByItem bool
+	// FirstSecretPerMember keeps, of several secret pointers through one
+	// top-level member, only the first: the others show in previews (P10).
+	FirstSecretPerMember bool
+	// NoncharBMPOnly checks the seal's strings for the BMP noncharacters
+	// only (U+FDD0..U+FDEF, U+FFFE, U+FFFF), missing the last two code
+	// points of planes 1 to 16 (P9).
+	NoncharBMPOnly bool
+	// KeyNumbersParseFloat canonicalizes the idempotency key's numbers
+	// with strconv.ParseFloat on the literal as written, which misplaces
+	// the decimal point of mantissas past 800 digits (P9).
+	KeyNumbersParseFloat bool
+	// FieldsRawNames finds the members of a fields: key by their names as
+	// written, escapes and all: "\u006e" is not the field n (P9).
+	FieldsRawNames bool
 }
 
 // Gate is what a faulty gate offers the checks.
