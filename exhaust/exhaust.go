@@ -81,61 +81,105 @@ const chunk = 64
 // Explore enumerates every canonical sequence of 1..o.Events events over
 // the alphabet for setup s, in length order, checking each, and stops at
 // the first failure.
-func Explore(s Setup, o Options) Report {
-	start := time.Now()
-	check1 := o.Check
-	if check1 == nil {
-		check1 = check.All
+func Explore(s Setup, o Options) Report { return ExploreAll([]Setup{s}, o)[0] }
+
+// ExploreAll explores the setups in lockstep, one length at a time for all
+// of them, and stops at the first failure: the counterexample it reports
+// is a shortest one over every setup (the first found among the shortest).
+// It returns one report per setup; those after a failure stopped there.
+func ExploreAll(setups []Setup, o Options) []Report {
+	es := make([]*explorer, len(setups))
+	for i := range setups {
+		es[i] = newExplorer(&setups[i], o)
 	}
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	rep := Report{Setup: s.Name, Events: o.Events}
-	rootKey, rootKeys := s.stateKey(nil, used{})
-	seen := map[string]struct{}{rootKey: {}}
-	frontier := []*node{{keys: rootKeys}}
-	for depth := 1; depth <= o.Events && len(frontier) > 0; depth++ {
-		var next []*node
-		for lo := 0; lo < len(frontier); lo += chunk {
-			kids := s.extend(frontier[lo:min(lo+chunk, len(frontier))])
-			expand := depth < o.Events
-			run(workers, len(kids), func(i int) {
-				k := &kids[i]
-				k.err = check1(s.Config, k.events)
-				if k.err == nil && expand {
-					k.key, k.keys = s.stateKey(k.events, k.used)
-				}
-			})
-			for i := range kids {
-				k := &kids[i]
-				rep.Sequences++
-				if k.err != nil {
-					rep.Failure = &Failure{Config: s.Config, Events: k.events, Err: k.err}
-					rep.States = len(seen)
-					rep.Elapsed = time.Since(start)
-					return rep
-				}
-				if !expand {
-					continue
-				}
-				if !o.NoPrune {
-					if _, ok := seen[k.key]; ok {
-						continue
-					}
-				}
-				seen[k.key] = struct{}{}
-				next = append(next, &node{events: k.events, used: k.used, keys: k.keys})
+	for depth := 1; depth <= o.Events; depth++ {
+		for _, e := range es {
+			if e.level(depth) {
+				return reports(es)
 			}
 		}
-		if len(next) == 0 && depth < o.Events && !o.NoPrune {
-			rep.Closed = depth
-		}
-		frontier = next
 	}
-	rep.States = len(seen)
-	rep.Elapsed = time.Since(start)
-	return rep
+	return reports(es)
+}
+
+func reports(es []*explorer) []Report {
+	out := make([]Report, len(es))
+	for i, e := range es {
+		e.rep.States = len(e.seen)
+		out[i] = e.rep
+	}
+	return out
+}
+
+// explorer is the breadth-first enumeration of one setup.
+type explorer struct {
+	s        *Setup
+	o        Options
+	check    Checker
+	workers  int
+	seen     map[string]struct{}
+	frontier []*node
+	rep      Report
+}
+
+func newExplorer(s *Setup, o Options) *explorer {
+	e := &explorer{s: s, o: o, check: o.Check, workers: o.Workers, rep: Report{Setup: s.Name, Events: o.Events}}
+	if e.check == nil {
+		e.check = check.All
+	}
+	if e.workers <= 0 {
+		e.workers = runtime.GOMAXPROCS(0)
+	}
+	rootKey, rootKeys := s.stateKey(nil, used{})
+	e.seen = map[string]struct{}{rootKey: {}}
+	e.frontier = []*node{{keys: rootKeys}}
+	return e
+}
+
+// level checks every extension of the frontier, the sequences of length
+// depth, and keeps those that reach a new state as the next frontier. It
+// reports whether it found a failure.
+func (e *explorer) level(depth int) bool {
+	if len(e.frontier) == 0 || e.rep.Failure != nil {
+		return false
+	}
+	start := time.Now()
+	defer func() { e.rep.Elapsed += time.Since(start) }()
+	expand := depth < e.o.Events
+	var next []*node
+	for lo := 0; lo < len(e.frontier); lo += chunk {
+		kids := e.s.extend(e.frontier[lo:min(lo+chunk, len(e.frontier))])
+		run(e.workers, len(kids), func(i int) {
+			k := &kids[i]
+			k.err = e.check(e.s.Config, k.events)
+			if k.err == nil && expand {
+				k.key, k.keys = e.s.stateKey(k.events, k.used)
+			}
+		})
+		for i := range kids {
+			k := &kids[i]
+			e.rep.Sequences++
+			if k.err != nil {
+				e.rep.Failure = &Failure{Config: e.s.Config, Events: k.events, Err: k.err}
+				return true
+			}
+			if !expand {
+				continue
+			}
+			if !e.o.NoPrune {
+				if _, ok := e.seen[k.key]; ok {
+					continue
+				}
+			}
+			e.seen[k.key] = struct{}{}
+			next = append(next, &node{events: k.events, used: k.used, keys: k.keys})
+		}
+	}
+	if len(next) == 0 && expand && !e.o.NoPrune {
+		e.rep.Closed = depth
+	}
+	e.frontier = next
+	return false
 }
 
 // extend lists every one-event extension of the nodes, in order.

@@ -26,6 +26,8 @@ const usage = `usage:
                                    (docs/protocol.md) with every check that applies
   sealfuzz peers [flags]           the official SDKs' tool-call idioms under the suite;
                                    writes docs/peers/
+  sealfuzz exhaust [flags]         check every event sequence up to -events long over a
+                                   small alphabet (docs/exhaust.md); -zoo: per zoo bug
 
 Each command's -h lists its flags with their defaults. SEALGATE_FAULTS=BUG plants a
 zoo bug in the gate for the campaign, replay and reduce.
@@ -52,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return testMain(args[1:], stdout, stderr)
 	case "peers":
 		return peersMain(args[1:], stdout, stderr)
+	case "exhaust":
+		return exhaustMain(args[1:], stdout, stderr)
 	case "help":
 		if len(args) > 1 && args[1] != "help" {
 			return run([]string{args[1], "-h"}, stdout, stderr)
