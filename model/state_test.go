@@ -13,7 +13,9 @@ func TestState(t *testing.T) {
 	cfg := sealgate.DefaultConfig()
 	cfg.Tools = []sealgate.Tool{{Name: "f", Schema: `{"type":"object"}`}}
 	base := []sealgate.Event{sealgate.OpenEvent("a1", "t1"), sealgate.BeginEvent("a1", "0", "c1", "f")}
-	with := func(evs ...sealgate.Event) []sealgate.Event { return append(append([]sealgate.Event(nil), base...), evs...) }
+	with := func(evs ...sealgate.Event) []sealgate.Event {
+		return append(append([]sealgate.Event(nil), base...), evs...)
+	}
 	state := func(evs []sealgate.Event) string {
 		s, ds := State(cfg, evs)
 		if err := sameDecisions(ds, Run(cfg, evs)); err != "" {
