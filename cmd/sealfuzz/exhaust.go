@@ -36,6 +36,7 @@ setups:`+setupNames()+`
 	events := fs.Int("events", defaultExhaustEvents, "the bound N: sequences of 1..N events")
 	only := fs.String("setup", "", "run only this setup (default: all of them)")
 	withZoo := fs.Bool("zoo", false, "run against each zoo bug instead of the real gate, and report per bug whether it is found and the length of the first counterexample")
+	bugs := fs.String("bugs", "", "with -zoo: comma-separated zoo bugs (default: all)")
 	workers := fs.Int("workers", 0, "sequences checked at once (0: GOMAXPROCS)")
 	noPrune := fs.Bool("no-prune", false, "extend every sequence, merging no states (the whole tree of canonical sequences; much slower)")
 	tries := fs.Int("reduce", 2000, "reducer tries for a counterexample before it is printed (0: print it as found)")
@@ -68,7 +69,22 @@ setups:`+setupNames()+`
 	}
 	o := exhaust.Options{Events: *events, Workers: *workers, NoPrune: *noPrune}
 	if *withZoo {
-		return exhaustZoo(setups, o, stdout)
+		var picked []zoo.Bug
+		for _, name := range strings.Split(*bugs, ",") {
+			if name == "" {
+				continue
+			}
+			b, ok := zoo.ByName(name)
+			if !ok {
+				fmt.Fprintf(stderr, "sealfuzz exhaust: -bugs: no zoo bug %q\n", name)
+				return 2
+			}
+			picked = append(picked, b)
+		}
+		if len(picked) == 0 {
+			picked = zoo.All
+		}
+		return exhaustZoo(setups, picked, o, stdout)
 	}
 	chk, err := zoo.FromEnv()
 	if err != nil {
@@ -120,9 +136,9 @@ func printExhaust(w io.Writer, reps []exhaust.Report, took time.Duration) {
 // exhaustZoo runs the enumeration against every zoo bug and prints a
 // markdown table: found or not, the first counterexample's length, setup
 // and failing check.
-func exhaustZoo(setups []exhaust.Setup, o exhaust.Options, stdout io.Writer) int {
+func exhaustZoo(setups []exhaust.Setup, bugs []zoo.Bug, o exhaust.Options, stdout io.Writer) int {
 	fmt.Fprintf(stdout, "| bug | found at N=%d | events | setup | check | sequences | time |\n|---|---|---|---|---|---|---|\n", o.Events)
-	for _, b := range zoo.All {
+	for _, b := range bugs {
 		o.Check = b.Checker().All
 		start := time.Now()
 		reps := exhaust.ExploreAll(setups, o)

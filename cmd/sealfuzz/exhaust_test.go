@@ -28,7 +28,7 @@ func TestExhaustCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "violation in setup after-turn") || !strings.Contains(out.String(), "\n----\n") {
 		t.Errorf("%s planted: no scenario printed:\n%s", zoo.IgnoreFinal.Name, out.String())
 	}
-	for _, args := range [][]string{{"exhaust", "-events", "0"}, {"exhaust", "-setup", "nope"}, {"exhaust", "extra"}} {
+	for _, args := range [][]string{{"exhaust", "-events", "0"}, {"exhaust", "-setup", "nope"}, {"exhaust", "extra"}, {"exhaust", "-zoo", "-bugs", "nope"}} {
 		errb.Reset()
 		if code := run(args, &out, &errb); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, errb.String())
@@ -43,7 +43,7 @@ func TestExhaustHelp(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	entries := flagEntries(out.String())
-	for _, f := range []string{"events", "setup", "zoo", "workers", "no-prune", "reduce"} {
+	for _, f := range []string{"events", "setup", "zoo", "workers", "no-prune", "reduce", "bugs"} {
 		if _, ok := entries[f]; !ok {
 			t.Errorf("-h does not list -%s:\n%s", f, out.String())
 		}
