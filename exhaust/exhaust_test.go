@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/zoo"
 )
 
@@ -182,4 +183,44 @@ func render(seq []sealgate.Event) string {
 		b.WriteString(e.String() + "\n")
 	}
 	return b.String()
+}
+
+// TestMemoryOnlyDedupFitsSix: the bug the default bound misses
+// (docs/exhaust.md) has a 6-event counterexample in the alphabet, under
+// per-call: each event is a letter at its point, the real gate passes
+// it, and the gate that keeps its ledger in memory fails it.
+func TestMemoryOnlyDedupFitsSix(t *testing.T) {
+	var s Setup
+	for _, x := range Setups() {
+		if x.Name == "per-call" {
+			s = x
+		}
+	}
+	seq := []sealgate.Event{sealgate.OpenEvent("a1", "t1"), sealgate.BeginEvent("a1", "0", "c1", "f"),
+		sealgate.DeltaEvent("a1", "0", whole), sealgate.EndEvent("a1", "0"), sealgate.RestartEvent()}
+	_, keys := s.stateKey(seq, used{attempts: 1, turns: 1, items: 1, calls: 1})
+	if len(keys) != 1 {
+		t.Fatalf("keys written after an early release: %v, want one", keys)
+	}
+	seq = append(seq, sealgate.AckEvent(keys[0], true))
+	u := used{}
+	for i, e := range seq {
+		_, ks := s.stateKey(seq[:i], u)
+		letters, us := s.letters(u, ks)
+		found := false
+		for j, l := range letters {
+			if render([]sealgate.Event{l}) == render([]sealgate.Event{e}) {
+				found, u = true, us[j]
+			}
+		}
+		if !found {
+			t.Fatalf("event %d (%s) is not a letter of the alphabet there", i+1, e)
+		}
+	}
+	if err := check.All(s.Config, seq); err != nil {
+		t.Fatalf("real gate: %v", err)
+	}
+	if err := zoo.ForgetLedgerOnRestart.Checker().All(s.Config, seq); err == nil {
+		t.Fatalf("%s passes its own counterexample", zoo.ForgetLedgerOnRestart.Name)
+	}
 }
