@@ -3,9 +3,10 @@
 // checks every event sequence up to a bound with check.All, the suite's
 // own checker. Ids are renamed into first-use order (symmetry reduction),
 // and a prefix whose state was already reached by a sequence no longer than
-// it is not extended again (docs/exhaust.md says why that is sound). Most
-// bugs have a small counterexample; this finds every one within the bound,
-// where random generation finds it only when the dice allow.
+// it is not extended again (docs/exhaust.md says why that is sound, and
+// under which assumption). Most bugs have a small counterexample; this
+// finds every one within the bound, where random generation finds it only
+// when the dice allow.
 package exhaust
 
 import (
@@ -327,8 +328,11 @@ func mapKeys[V any](m map[string]V) []string {
 
 // Scenario renders the failure as a .scn file, reduced first when the
 // reducer can do so within tries checks (0: not reduced); chk must be the
-// checker that found it.
+// checker that found it (nil: check.All).
 func (f *Failure) Scenario(chk Checker, tries int) []byte {
+	if chk == nil {
+		chk = check.All
+	}
 	cfg, evs, err := f.Config, f.Events, f.Err
 	if tries > 0 {
 		if r, rerr := reduce.Reduce(cfg, evs, reduce.Checker(chk), reduce.Options{MaxTries: tries}); rerr == nil {
