@@ -102,7 +102,11 @@ setups:`+setupNames()+`
 			return 1
 		}
 	}
-	fmt.Fprintf(stdout, "\nno violation in any sequence of at most %d events over this alphabet, under any of these %d setups.\n", *events, len(setups))
+	under := fmt.Sprintf("any of these %d setups", len(setups))
+	if len(setups) == 1 {
+		under = "setup " + setups[0].Name
+	}
+	fmt.Fprintf(stdout, "\nno violation in any sequence of at most %d events over this alphabet, under %s.\n", *events, under)
 	return 0
 }
 
