@@ -27,6 +27,8 @@ const usage = `usage:
   sealfuzz peers [flags]           the official SDKs' tool-call idioms under the suite;
                                    writes docs/peers/
   sealfuzz coverage [flags]        the share of SPEC feature pairs each generator reaches
+  sealfuzz exhaust [flags]         check every event sequence up to -events long over a
+                                   small alphabet (docs/exhaust.md); -zoo: per zoo bug
 
 Each command's -h lists its flags with their defaults. SEALGATE_FAULTS=BUG plants a
 zoo bug in the gate for the campaign, replay and reduce.
@@ -55,6 +57,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return peersMain(args[1:], stdout, stderr)
 	case "coverage":
 		return coverageMain(args[1:], stdout, stderr)
+	case "exhaust":
+		return exhaustMain(args[1:], stdout, stderr)
 	case "help":
 		if len(args) > 1 && args[1] != "help" {
 			return run([]string{args[1], "-h"}, stdout, stderr)

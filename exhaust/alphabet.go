@@ -1,0 +1,118 @@
+package exhaust
+
+import (
+	"github.com/sealgate/sealgate"
+)
+
+// The alphabet's bounds (issue 17): two attempts over at most two turns,
+// two items, two call ids, the setup's two tools.
+const (
+	maxAttempts = 2
+	maxTurns    = 2
+	maxItems    = 2
+	maxCalls    = 2
+)
+
+// Fragment shapes. Whole is a complete object in one fragment; Head and
+// Tail are the same text split in two (inside the string, so a preview sees
+// half a value); Head alone is truncated, Tail alone is not JSON, and any
+// other concatenation (Whole twice, Tail first) is malformed; Empty is the
+// legal empty fragment.
+var shapes = [][]byte{
+	[]byte(`{"v":"ab"}`),
+	[]byte(`{"v":"a`),
+	[]byte(`b"}`),
+	{},
+}
+
+// Whole is the complete argument text, also the one final= an end may
+// carry (it matches Whole and Head+Tail, and nothing else).
+var whole = shapes[0]
+
+var statuses = []sealgate.Status{sealgate.Complete, sealgate.Truncated, sealgate.Failed,
+	sealgate.Cancelled, sealgate.Disconnected}
+
+// names gives the canonical names of one kind of id: the first one used in
+// a sequence is names[0], the next new one names[1].
+var (
+	attemptNames = []string{"a1", "a2"}
+	turnNames    = []string{"t1", "t2"}
+	itemNames    = []string{"0", "1"}
+	callNames    = []string{"c1", "c2"}
+)
+
+// used counts, per kind of id, how many distinct ones a sequence has
+// named so far; they were named in canonical order, so they are the first
+// ones of their list.
+type used struct {
+	attempts, turns, items, calls, tools int
+}
+
+// choices is the used names of a kind plus, below the bound, the next
+// new one: renaming ids changes nothing, so a sequence that introduces a
+// new id always introduces the first unused name (symmetry reduction by
+// first-use order), and no two sequences generated differ only by a
+// renaming.
+func choices(n, bound int) int {
+	if n < bound {
+		return n + 1
+	}
+	return n
+}
+
+// letters lists the events that may extend a sequence that has used u and
+// whose run wrote keys to the ledger (acks name only those). Events other
+// than open name only attempts and (for delta, end and peek) items already
+// named: a new attempt there is a no-open, which restart already reaches.
+func (s *Setup) letters(u used, keys []string) ([]sealgate.Event, []used) {
+	var evs []sealgate.Event
+	var next []used
+	add := func(e sealgate.Event, v used) {
+		evs = append(evs, e)
+		next = append(next, v)
+	}
+	toolChoices := len(s.Config.Tools)
+	if s.Symmetric {
+		toolChoices = choices(u.tools, len(s.Config.Tools))
+	}
+	for a := 0; a < choices(u.attempts, maxAttempts); a++ {
+		for t := 0; t < choices(u.turns, maxTurns); t++ {
+			v := u
+			v.attempts, v.turns = max(v.attempts, a+1), max(v.turns, t+1)
+			add(sealgate.OpenEvent(attemptNames[a], turnNames[t]), v)
+		}
+	}
+	for a := 0; a < u.attempts; a++ {
+		id := attemptNames[a]
+		for i := 0; i < choices(u.items, maxItems); i++ {
+			for c := 0; c < choices(u.calls, maxCalls); c++ {
+				for t := 0; t < toolChoices; t++ {
+					v := u
+					v.items, v.calls = max(v.items, i+1), max(v.calls, c+1)
+					if s.Symmetric {
+						v.tools = max(v.tools, t+1)
+					}
+					add(sealgate.BeginEvent(id, itemNames[i], callNames[c], s.Config.Tools[t].Name), v)
+				}
+			}
+		}
+		for i := 0; i < u.items; i++ {
+			item := itemNames[i]
+			for _, b := range shapes {
+				add(sealgate.DeltaEvent(id, item, b), u)
+			}
+			add(sealgate.EndEvent(id, item), u)
+			add(sealgate.EndFinalEvent(id, item, whole), u)
+			add(sealgate.PeekEvent(id, item), u)
+		}
+		for _, st := range statuses {
+			add(sealgate.CloseEvent(id, st), u)
+		}
+	}
+	for _, k := range keys {
+		add(sealgate.AckEvent(k, true), u)
+		add(sealgate.AckEvent(k, false), u)
+	}
+	add(sealgate.RestartEvent(), u)
+	return evs, next
+}

@@ -1,0 +1,343 @@
+// Package exhaust is small-scope exhaustive checking: over a small
+// abstract alphabet of events and each of a few small configurations, it
+// checks every event sequence up to a bound with check.All, the suite's
+// own checker. Ids are renamed into first-use order (symmetry reduction),
+// and a prefix whose state was already reached by a sequence no longer than
+// it is not extended again (docs/exhaust.md says why that is sound, and
+// under which assumption). Most bugs have a small counterexample; this
+// finds every one within the bound, where random generation finds it only
+// when the dice allow.
+package exhaust
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/model"
+	"github.com/sealgate/sealgate/reduce"
+)
+
+// Checker says why a sequence fails, or nil: check.All, or a zoo bug's
+// Checker().All.
+type Checker func(sealgate.Config, []sealgate.Event) error
+
+// Options bound one enumeration.
+type Options struct {
+	Events int     // the bound N: sequences of 1..N events
+	Check  Checker // nil: check.All (the real gate)
+	// NoPrune extends every sequence, merging no states: the enumeration
+	// is then the whole tree of canonical sequences (much slower).
+	NoPrune bool
+	// Workers checks this many sequences at once (0: GOMAXPROCS).
+	Workers int
+}
+
+// Report is what one enumeration of one setup found.
+type Report struct {
+	Setup     string
+	Events    int // the bound
+	Sequences int // sequences checked with the checker
+	States    int // distinct states reached (the root's included)
+	// Closed is the length after which no new state appeared: every
+	// sequence then only revisits states, so the verdict holds for any
+	// length. 0 when new states were still appearing at the bound.
+	Closed  int
+	Elapsed time.Duration
+	Failure *Failure // the first failing sequence in length order, or nil
+}
+
+// Failure is a sequence the checker rejects.
+type Failure struct {
+	Config sealgate.Config
+	Events []sealgate.Event
+	Err    error
+}
+
+// node is a sequence still to extend.
+type node struct {
+	events []sealgate.Event
+	used   used
+	keys   []string // ledger keys its run wrote, for acks
+}
+
+// child is one extension of a node, checked.
+type child struct {
+	events []sealgate.Event
+	used   used
+	err    error
+	key    string
+	keys   []string
+}
+
+// chunk is how many nodes are extended between two merges: it bounds the
+// memory of one round while keeping both workers busy.
+const chunk = 64
+
+// Explore enumerates every canonical sequence of 1..o.Events events over
+// the alphabet for setup s, in length order, checking each, and stops at
+// the first failure.
+func Explore(s Setup, o Options) Report { return ExploreAll([]Setup{s}, o)[0] }
+
+// ExploreAll explores the setups in lockstep, one length at a time for all
+// of them, and stops at the first failure: the counterexample it reports
+// is a shortest one over every setup (the first found among the shortest).
+// It returns one report per setup; those after a failure stopped there.
+func ExploreAll(setups []Setup, o Options) []Report {
+	es := make([]*explorer, len(setups))
+	for i := range setups {
+		es[i] = newExplorer(&setups[i], o)
+	}
+	for depth := 1; depth <= o.Events; depth++ {
+		for _, e := range es {
+			if e.level(depth) {
+				return reports(es)
+			}
+		}
+	}
+	return reports(es)
+}
+
+func reports(es []*explorer) []Report {
+	out := make([]Report, len(es))
+	for i, e := range es {
+		e.rep.States = len(e.seen)
+		out[i] = e.rep
+	}
+	return out
+}
+
+// explorer is the breadth-first enumeration of one setup.
+type explorer struct {
+	s        *Setup
+	o        Options
+	check    Checker
+	workers  int
+	seen     map[string]struct{}
+	frontier []*node
+	rep      Report
+}
+
+func newExplorer(s *Setup, o Options) *explorer {
+	e := &explorer{s: s, o: o, check: o.Check, workers: o.Workers, rep: Report{Setup: s.Name, Events: o.Events}}
+	if e.check == nil {
+		e.check = check.All
+	}
+	if e.workers <= 0 {
+		e.workers = runtime.GOMAXPROCS(0)
+	}
+	rootKey, rootKeys := s.stateKey(nil, used{})
+	e.seen = map[string]struct{}{rootKey: {}}
+	e.frontier = []*node{{keys: rootKeys}}
+	return e
+}
+
+// level checks every extension of the frontier, the sequences of length
+// depth, and keeps those that reach a new state as the next frontier. It
+// reports whether it found a failure.
+func (e *explorer) level(depth int) bool {
+	if len(e.frontier) == 0 || e.rep.Failure != nil {
+		return false
+	}
+	start := time.Now()
+	defer func() { e.rep.Elapsed += time.Since(start) }()
+	expand := depth < e.o.Events
+	var next []*node
+	for lo := 0; lo < len(e.frontier); lo += chunk {
+		kids := e.s.extend(e.frontier[lo:min(lo+chunk, len(e.frontier))])
+		run(e.workers, len(kids), func(i int) {
+			k := &kids[i]
+			k.err = e.check(e.s.Config, k.events)
+			if k.err == nil && expand {
+				k.key, k.keys = e.s.stateKey(k.events, k.used)
+			}
+		})
+		for i := range kids {
+			k := &kids[i]
+			e.rep.Sequences++
+			if k.err != nil {
+				e.rep.Failure = &Failure{Config: e.s.Config, Events: k.events, Err: k.err}
+				return true
+			}
+			if !expand {
+				continue
+			}
+			if !e.o.NoPrune {
+				if _, ok := e.seen[k.key]; ok {
+					continue
+				}
+			}
+			e.seen[k.key] = struct{}{}
+			next = append(next, &node{events: k.events, used: k.used, keys: k.keys})
+		}
+	}
+	if len(next) == 0 && expand && !e.o.NoPrune {
+		e.rep.Closed = depth
+	}
+	e.frontier = next
+	return false
+}
+
+// extend lists every one-event extension of the nodes, in order.
+func (s *Setup) extend(nodes []*node) []child {
+	var kids []child
+	for _, n := range nodes {
+		evs, us := s.letters(n.used, n.keys)
+		for i, e := range evs {
+			seq := make([]sealgate.Event, len(n.events)+1)
+			copy(seq, n.events)
+			seq[len(n.events)] = e
+			kids = append(kids, child{events: seq, used: us[i]})
+		}
+	}
+	return kids
+}
+
+// run calls f(0..n-1) on the given number of goroutines.
+func run(workers, n int, f func(int)) {
+	if workers <= 1 || n < 2 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	nextIdx := 0
+	for w := 0; w < min(workers, n); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := nextIdx
+				nextIdx++
+				mu.Unlock()
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// stateKey is what a sequence's continuations depend on: the model's whole
+// state, plus what the checks read from history (docs/exhaust.md), plus
+// what the alphabet depends on (the ids used, the keys acks may name). It
+// also returns those keys.
+func (s *Setup) stateKey(events []sealgate.Event, u used) (string, []string) {
+	st, ds := model.State(s.Config, events)
+	byEvent := make([][]sealgate.Decision, len(events))
+	for _, d := range ds {
+		if d.At >= 1 && d.At <= len(events) {
+			byEvent[d.At-1] = append(byEvent[d.At-1], d)
+		}
+	}
+	var keys []string
+	written := map[string]bool{}
+	unacked := map[string]bool{} // I7: released, and no accepted ack fail since
+	anomaly, limit := false, false
+	for i, ev := range events {
+		refusedAck := false
+		for _, d := range byEvent[i] {
+			switch {
+			case d.Kind == sealgate.Anomaly:
+				anomaly = true
+				refusedAck = refusedAck || d.Anomaly == sealgate.UnknownAck
+				limit = limit || d.Anomaly == sealgate.TurnTooLarge
+			case d.Kind == sealgate.Reject && d.Reason == sealgate.TooLarge:
+				limit = true
+			}
+		}
+		if ev.Kind == sealgate.Ack && !ev.OK && !refusedAck {
+			delete(unacked, ev.Key)
+		}
+		for _, d := range byEvent[i] {
+			if d.Kind != sealgate.Release && d.Kind != sealgate.Reconcile {
+				continue
+			}
+			if !written[d.Key] {
+				written[d.Key] = true
+				keys = append(keys, d.Key)
+			}
+			if d.Kind == sealgate.Release {
+				unacked[d.Key] = true
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "used %d %d %d %d %d\n", u.attempts, u.turns, u.items, u.calls, u.tools)
+	b.WriteString(st)
+	b.WriteString("\nack-keys " + strings.Join(sorted(keys), " "))
+	b.WriteString("\nI7-unacked " + strings.Join(sorted(mapKeys(unacked)), " "))
+	fmt.Fprintf(&b, "\nI5-off %t I6-off %t", anomaly || limit, limit)
+	if !anomaly && !limit {
+		b.WriteString(windows(events))
+	}
+	return b.String(), keys
+}
+
+// windows renders what check.Serialize would still reorder: for each
+// attempt whose window is open (opened, not closed, no restart since), its
+// begin, delta and end events so far, in order.
+func windows(events []sealgate.Event) string {
+	open := map[string][]string{}
+	for _, ev := range events {
+		switch ev.Kind {
+		case sealgate.Restart:
+			open = map[string][]string{}
+		case sealgate.Open:
+			if _, ok := open[ev.Attempt]; !ok {
+				open[ev.Attempt] = []string{}
+			}
+		case sealgate.Close:
+			delete(open, ev.Attempt)
+		case sealgate.Begin, sealgate.Delta, sealgate.End:
+			if w, ok := open[ev.Attempt]; ok {
+				open[ev.Attempt] = append(w, ev.String())
+			}
+		}
+	}
+	var b strings.Builder
+	for _, id := range sorted(mapKeys(open)) {
+		b.WriteString("\nwindow " + id + ": " + strings.Join(open[id], "; "))
+	}
+	return b.String()
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
+
+func mapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Scenario renders the failure as a .scn file, reduced first when the
+// reducer can do so within tries checks (0: not reduced); chk must be the
+// checker that found it (nil: check.All).
+func (f *Failure) Scenario(chk Checker, tries int) []byte {
+	if chk == nil {
+		chk = check.All
+	}
+	cfg, evs, err := f.Config, f.Events, f.Err
+	if tries > 0 {
+		if r, rerr := reduce.Reduce(cfg, evs, reduce.Checker(chk), reduce.Options{MaxTries: tries}); rerr == nil {
+			cfg, evs, err = r.Config, r.Events, r.Err
+		}
+	}
+	return []byte(reduce.Text(cfg, evs, err))
+}
