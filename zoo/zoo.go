@@ -234,7 +234,7 @@ var FirstSecretPerMember = Bug{Name: "first-secret-per-member", Pattern: "P10", 
 	What:   "of several secret pointers through one top-level member, redacts only the first",
 	Faults: faults.Set{FirstSecretPerMember: true}, Corpus: true, Class: ClassVocabulary,
 	Rule:   "§8: \"A secret field's value, complete or not, shows as `\"[redacted]\"` from its first byte\"; §4 secret fields (`secret` may repeat, §10); I10",
-	Missed: "the generated configuration declares one pointer through each member (login: token, /auth/key): never two through one member",
+	Missed: "the generated configuration declares one pointer through each member (login: token, /auth/key): never two through one member (0 of 20 seeds)",
 	Kill:   Kill{LayerCorpus, "corpus/zoo/secret-pointers-one-member.scn"}}
 
 // NoncharBMPOnly: F47 anthropic-sdk-python (jiter's lenient defaults): a
@@ -243,7 +243,7 @@ var NoncharBMPOnly = Bug{Name: "nonchar-bmp-only", Pattern: "P9", Findings: "F47
 	What:   "the seal refuses the BMP noncharacters only, releasing U+1FFFE..U+10FFFF's noncharacters",
 	Faults: faults.Set{NoncharBMPOnly: true}, Corpus: true, Class: ClassVocabulary,
 	Rule:   "§5 strict grammar: \"no noncharacters (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF), literal or escaped\"",
-	Missed: "generated strings never hold noncharacters, and the fixed documents only U+FDD0 (BMP)",
+	Missed: "generated strings never hold noncharacters, and the fixed documents only U+FDD0 (BMP) (0 of 20 seeds)",
 	Kill:   Kill{LayerCorpus, "corpus/grammar/nonchar-literal.scn"}}
 
 // KeyNumbersParseFloat: F09 pi, F47 (numbers trusted to a library): the
@@ -253,7 +253,7 @@ var KeyNumbersParseFloat = Bug{Name: "key-numbers-parsefloat", Pattern: "P9", Fi
 	What:   "canonicalizes the key's numbers with strconv.ParseFloat on the literal, so a long mantissa gets another number's key",
 	Faults: faults.Set{KeyNumbersParseFloat: true}, Corpus: true, Class: ClassVocabulary,
 	Rule:   "§4: \"**Canonical** is RFC 8785 (JCS): ... numbers as IEEE doubles in ECMAScript form\" (the round-to-nearest value, §5)",
-	Missed: "the generated numbers are a fixed list of short literals: no mantissa past 800 digits",
+	Missed: "the generated numbers are a fixed list of short literals: no mantissa past 800 digits (0 of 20 seeds)",
 	Kill:   Kill{LayerCorpus, "corpus/zoo/key-long-mantissa.scn"}}
 
 // FieldsRawNames: F59 helix (escapes handled by hand): a business key read
@@ -262,7 +262,7 @@ var FieldsRawNames = Bug{Name: "fields-raw-names", Pattern: "P9", Findings: "F59
 	What:   "finds the members of a fields: key by their names as written, so \"\\u006e\" is not the field n",
 	Faults: faults.Set{FieldsRawNames: true}, Corpus: true, Class: ClassVocabulary,
 	Rule:   "§4 `fields:a,b`: \"for each listed top-level field (the member whose unescaped name equals it)\"",
-	Missed: "needs fields mode (1 run in 3), a field name drawn with an escape (1 rune in 6) and a release of it",
+	Missed: "needs fields mode (1 run in 3), a field name drawn with an escape (1 rune in 6) and a release of it (1 of 20 seeds)",
 	Kill:   Kill{LayerCorpus, "corpus/zoo/fields-escaped-name.scn"}}
 
 // All is the zoo, in the order of the tables.

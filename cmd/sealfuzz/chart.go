@@ -25,6 +25,7 @@ func (p *power) chart(path string) error {
 		names = append(names, b.Name)
 	}
 	i := 0
+	plotted := false
 	for _, tech := range []string{"rapid", "gofuzz", "corpus"} {
 		if !p.techs[tech] {
 			continue
@@ -56,7 +57,13 @@ func (p *power) chart(path string) error {
 		sx.GlyphStyle = draw.GlyphStyle{Color: plotutil.Color(i), Radius: vg.Points(4), Shape: draw.RingGlyph{}}
 		pl.Add(sm, sx)
 		pl.Legend.Add(tech, sm)
+		plotted = true
 		i++
+	}
+	if !plotted {
+		// No bug was found at all (say, -bugs names only bugs the
+		// generators miss): an empty log axis has no range of its own.
+		pl.Y.Min, pl.Y.Max = 1, 1000
 	}
 	pl.Add(plotter.NewGrid())
 	pl.NominalX(names...)
