@@ -1,0 +1,117 @@
+package gen_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/model"
+	"github.com/sealgate/sealgate/scn"
+)
+
+// TestSwarmConfigsAccepted: every generated configuration is valid, builds
+// a gate (its schemas compile) and prints as scenario text that reads back
+// to the same configuration, so a failing run prints as a scenario.
+func TestSwarmConfigsAccepted(t *testing.T) {
+	for seed := uint64(0); seed < 500; seed++ {
+		sw := gen.DrawSwarm(&gen.MixChooser{State: seed})
+		cfg := sw.Config
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("seed %d: generated configuration refused: %v", seed, err)
+		}
+		if _, err := gate.New(cfg, gate.NewMemoryLedger()); err != nil {
+			t.Fatalf("seed %d: gate refuses the generated configuration: %v", seed, err)
+		}
+		ds, err := scn.FromConfig(cfg)
+		if err != nil {
+			t.Fatalf("seed %d: not printable: %v", seed, err)
+		}
+		var text strings.Builder
+		for _, d := range ds {
+			text.WriteString(d.String() + "\n")
+		}
+		s, err := scn.Parse("swarm.scn", []byte(text.String()+"----\n"))
+		if err != nil {
+			t.Fatalf("seed %d: printed configuration does not parse: %v\n%s", seed, err, text.String())
+		}
+		back, err := s.Config()
+		if err != nil {
+			t.Fatalf("seed %d: printed configuration refused: %v\n%s", seed, err, text.String())
+		}
+		if len(back.Tools) != len(cfg.Tools) || back.Limits != cfg.Limits || back.Release != cfg.Release || back.Batch != cfg.Batch {
+			t.Fatalf("seed %d: printed configuration reads back differently:\n%s", seed, text.String())
+		}
+	}
+}
+
+// TestSwarmDocsValidWithoutInvalidShapes: with no shape that breaks the
+// grammar on purpose, every generated document is strict JSON; with them,
+// some are not (the shapes do reach the parser).
+func TestSwarmDocsValidWithoutInvalidShapes(t *testing.T) {
+	invalid := gen.Noncharacter | gen.DupNames | gen.SurrogatePair | gen.LongNumbers
+	broken := 0
+	for seed := uint64(0); seed < 300; seed++ {
+		sw := gen.DrawSwarm(&gen.MixChooser{State: seed})
+		c := &gen.MixChooser{State: ^seed}
+		for _, name := range sw.ToolNames() {
+			doc := sw.Doc(c, name)
+			r, err := model.CheckJSON(doc, 1000)
+			if sw.Shapes&invalid == 0 && r != "" {
+				t.Fatalf("seed %d (shapes %s): %q rejected: %s: %v", seed, sw.Shapes, doc, r, err)
+			}
+			if r != "" {
+				broken++
+			}
+		}
+	}
+	if broken == 0 {
+		t.Error("no generated document broke the grammar: the invalid shapes are never drawn")
+	}
+}
+
+// TestSwarmReachesRareCombinations: the combinations the issue names as
+// rare are common in some runs: several secret pointers through one
+// member, a fields key, a limit at a small edge, an exponent of many digits,
+// a reversed surrogate pair.
+func TestSwarmReachesRareCombinations(t *testing.T) {
+	want := map[string]int{}
+	for seed := uint64(0); seed < 400; seed++ {
+		sw := gen.DrawSwarm(&gen.MixChooser{State: seed})
+		for _, tl := range sw.Config.Tools {
+			through := map[string]int{}
+			for _, s := range tl.Secrets {
+				if p, _ := sealgate.SecretPath(s); len(p) > 1 {
+					through[p[0]]++
+				}
+			}
+			for _, n := range through {
+				if n >= 2 {
+					want["two pointers through one member"]++
+				}
+			}
+			if tl.Idem.Mode == sealgate.IdemFields && len(tl.Idem.Fields) >= 2 {
+				want["fields list"]++
+			}
+		}
+		if sw.Config.Limits.TurnBytes <= 200 {
+			want["small turn-bytes"]++
+		}
+		c := &gen.MixChooser{State: seed * 7}
+		for _, name := range sw.ToolNames() {
+			doc := string(sw.Doc(c, name))
+			if strings.Contains(doc, "00000000000000000000") {
+				want["many-digit number"]++
+			}
+			if strings.Contains(doc, `\uDE00\uD83D`) {
+				want["reversed pair"]++
+			}
+		}
+	}
+	for _, k := range []string{"two pointers through one member", "fields list", "small turn-bytes", "many-digit number", "reversed pair"} {
+		if want[k] < 3 {
+			t.Errorf("%s: drawn %d times in 400 swarms, want at least 3", k, want[k])
+		}
+	}
+}
