@@ -329,11 +329,39 @@ func (sw *Swarm) ToolNames() []string {
 // allow-listed field, extra members, in the run's value shapes; padded to
 // a byte limit, exactly or one past it, with EdgeSizes.
 func (sw *Swarm) Doc(c Chooser, tool string) []byte {
+	w := &writer{c: c, shapes: sw.Shapes}
+	var b strings.Builder
+	w.object(&b, sw.tree(c, w, tool))
+	doc := []byte(b.String())
+	if sw.Shapes&EdgeSizes != 0 {
+		doc = sw.pad(c, doc)
+	}
+	return doc
+}
+
+// Twins grows one document for tool and writes it twice: the second text
+// is the same value spelled otherwise (other escapes, numbers respelled
+// with long exponents or trailing zeros), so both have one idempotency key
+// (SPEC section 4: canonical form) and a key built from the raw text, or
+// from a float parse that loses the digits, tells them apart.
+func (sw *Swarm) Twins(c Chooser, tool string) (first, second []byte) {
+	w := &writer{c: c, shapes: sw.Shapes &^ (Noncharacter | DupNames), twin: true}
+	o := sw.tree(c, w, tool)
+	var a, b strings.Builder
+	w.object(&a, o)
+	w.respell = true
+	w.shapes |= EscapeForms
+	w.object(&b, o)
+	return []byte(a.String()), []byte(b.String())
+}
+
+// tree builds the value of a document for tool, leaving the spelling to
+// the writer.
+func (sw *Swarm) tree(c Chooser, w *writer, tool string) *object {
 	ts := sw.spec(tool)
 	if ts == nil {
 		ts = &ToolSpec{Name: tool}
 	}
-	w := &writer{c: c, shapes: sw.Shapes}
 	o := &object{}
 	for _, m := range ts.Members {
 		if c.Intn(5, "omit") == 0 {
@@ -372,13 +400,7 @@ func (sw *Swarm) Doc(c Chooser, tool string) []byte {
 	for k := c.Intn(3, "extra"); k > 0; k-- {
 		o.set(memberNames[c.Intn(len(memberNames), "extra-name")], &leaf{text: w.value(0)})
 	}
-	var b strings.Builder
-	w.object(&b, o)
-	doc := []byte(b.String())
-	if sw.Shapes&EdgeSizes != 0 {
-		doc = sw.pad(c, doc)
-	}
-	return doc
+	return o
 }
 
 // pad fills a document with trailing blanks (still the same value) up to
@@ -492,8 +514,10 @@ func secretValue(c Chooser, w *writer) string {
 
 // writer writes documents in a run's value shapes.
 type writer struct {
-	c      Chooser
-	shapes Shape
+	c       Chooser
+	shapes  Shape
+	twin    bool // no tails: every write of a tree is the same value
+	respell bool // numbers respelled (same decimal value)
 }
 
 func (w *writer) object(b *strings.Builder, o *object) {
@@ -508,14 +532,17 @@ func (w *writer) object(b *strings.Builder, o *object) {
 		case *object:
 			w.object(b, v)
 		case *leaf:
-			if v.isStr {
+			switch {
+			case v.isStr:
 				w.str(b, v.str)
-			} else {
+			case w.respell:
+				b.WriteString(respell(w.c, v.text))
+			default:
 				b.WriteString(v.text)
 			}
 		}
 	}
-	if w.shapes&DupNames != 0 && len(o.names) > 0 && w.c.Intn(6, "dup-name") == 0 {
+	if w.shapes&DupNames != 0 && !w.twin && len(o.names) > 0 && w.c.Intn(6, "dup-name") == 0 {
 		// The first name again, spelled with escapes: a duplicate after
 		// unescaping (malformed-json), which a parser comparing raw names misses.
 		b.WriteString(`,` + escapeAll(o.names[0]) + `:0`)
@@ -546,7 +573,7 @@ var shortEscapes = map[rune]string{'"': `\"`, '\\': `\\`, '/': `\/`, '\b': `\b`,
 // adds a shaped tail (an astral rune, a noncharacter, a reversed pair).
 func (w *writer) str(b *strings.Builder, s string) {
 	w.text(b, s)
-	if w.shapes&(EscapeForms|SurrogatePair|Noncharacter) != 0 && w.c.Intn(3, "tail") == 0 {
+	if !w.twin && w.shapes&(EscapeForms|SurrogatePair|Noncharacter) != 0 && w.c.Intn(3, "tail") == 0 {
 		w.tail(b)
 	}
 	b.WriteByte('"')
@@ -628,6 +655,32 @@ func (w *writer) tail(b *strings.Builder) {
 	if len(opts) > 0 {
 		opts[w.c.Intn(len(opts), "tail-kind")]()
 	}
+}
+
+// respell writes a number text with the same decimal value otherwise: a
+// long zero exponent, trailing zeros in the fraction, zeros padding an
+// exponent. Anything but a bare number is written as it is.
+func respell(c Chooser, n string) string {
+	if n == "" || !(n[0] == '-' || n[0] >= '0' && n[0] <= '9') || strings.ContainsAny(n, "[{\"") {
+		return n
+	}
+	exp := strings.IndexAny(n, "eE")
+	switch k := c.Intn(3, "respell"); {
+	case exp < 0 && k == 0:
+		return n + "e0000000000000000000000"
+	case exp < 0 && !strings.Contains(n, ".") && k == 1:
+		return n + ".00000000000000000000"
+	case exp < 0 && k == 1:
+		return n + "00000000000000000000"
+	case exp >= 0 && k < 2:
+		rest := n[exp+1:]
+		sign := ""
+		if rest != "" && (rest[0] == '+' || rest[0] == '-') {
+			sign, rest = rest[:1], rest[1:]
+		}
+		return n[:exp+1] + sign + "000000000000" + rest
+	}
+	return n
 }
 
 // longNumbers are numbers of many digits: all finite under the strict

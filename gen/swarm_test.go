@@ -1,6 +1,8 @@
 package gen_test
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -113,5 +115,36 @@ func TestSwarmReachesRareCombinations(t *testing.T) {
 		if want[k] < 3 {
 			t.Errorf("%s: drawn %d times in 400 swarms, want at least 3", k, want[k])
 		}
+	}
+}
+
+// TestSwarmTwinsSameValue: the two texts of Twins differ in spelling only:
+// both valid or both not, and equal values when decoded.
+func TestSwarmTwinsSameValue(t *testing.T) {
+	differ := 0
+	for seed := uint64(0); seed < 300; seed++ {
+		sw := gen.DrawSwarm(&gen.MixChooser{State: seed})
+		c := &gen.MixChooser{State: seed + 99}
+		for _, name := range sw.ToolNames() {
+			a, b := sw.Twins(c, name)
+			ra, _ := model.CheckJSON(a, 1000)
+			rb, _ := model.CheckJSON(b, 1000)
+			if ra != rb {
+				t.Fatalf("seed %d: twins %q (%s) and %q (%s) differ in validity", seed, a, ra, b, rb)
+			}
+			if ra != "" {
+				continue
+			}
+			var va, vb any
+			if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil || !reflect.DeepEqual(va, vb) {
+				t.Fatalf("seed %d: twins %q and %q are not one value", seed, a, b)
+			}
+			if string(a) != string(b) {
+				differ++
+			}
+		}
+	}
+	if differ == 0 {
+		t.Error("twins are never spelled differently")
 	}
 }

@@ -107,9 +107,17 @@ func (m *machine) ackReplay(t *rapid.T) {
 	turn := "t" + strconv.Itoa(m.nextTurn)
 	a := m.open(t, turn)
 	var cs []*call
+	var twins [][]byte // the same values spelled otherwise, when the run has them
+	twin := m.sw != nil && rapid.Bool().Draw(t, "twins")
 	for i, n := 0, rapid.IntRange(2, 3).Draw(t, "calls"); i < n; i++ {
 		tool := m.drawTool(t)
-		cs = append(cs, m.begin(t, a, strconv.Itoa(i), tool, m.drawDoc(t, tool)))
+		doc := m.drawDoc(t, tool)
+		if twin {
+			var other []byte
+			doc, other = m.sw.Twins(chooser{t}, tool)
+			twins = append(twins, other)
+		}
+		cs = append(cs, m.begin(t, a, strconv.Itoa(i), tool, doc))
 	}
 	m.sendAll(t, cs, false)
 	m.closeWith(t, a, sealgate.Complete)
@@ -124,7 +132,18 @@ func (m *machine) ackReplay(t *rapid.T) {
 		m.nextTurn++
 		turn = "t" + strconv.Itoa(m.nextTurn)
 	}
-	m.resend(t, a, turn)
+	if !twin {
+		m.resend(t, a, turn)
+		return
+	}
+	// The same calls, their texts spelled otherwise: the same keys.
+	b := m.open(t, turn)
+	var again []*call
+	for i, c := range cs {
+		again = append(again, m.beginAs(t, b, c.item, c.id, c.tool, twins[i]))
+	}
+	m.sendAll(t, again, false)
+	m.closeWith(t, b, sealgate.Complete)
 }
 
 // resend sends an attempt's events again, whole, in a new attempt of turn.
