@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"encoding/json"
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -146,5 +147,57 @@ func TestSwarmTwinsSameValue(t *testing.T) {
 	}
 	if differ == 0 {
 		t.Error("twins are never spelled differently")
+	}
+}
+
+// TestGofuzzReadingDrawsSwarm: random gofuzz-reading inputs draw a
+// generated configuration in a good share of cases, and the empty input
+// stays the fixed one.
+func TestGofuzzReadingDrawsSwarm(t *testing.T) {
+	fixed := gen.Tools()[0].Schema
+	if cfg, _ := gen.FromBytes(nil); cfg.Tools[0].Schema != fixed {
+		t.Fatal("the empty input no longer decodes to the fixed configuration")
+	}
+	r := rand.New(rand.NewSource(1))
+	generated := 0
+	const n = 400
+	for i := 0; i < n; i++ {
+		b := make([]byte, 64+r.Intn(448))
+		r.Read(b)
+		if cfg, _ := gen.FromBytes(b); cfg.Tools[0].Schema != fixed {
+			generated++
+		}
+	}
+	if generated < n/5 || generated > 4*n/5 {
+		t.Errorf("%d of %d random inputs drew a generated configuration, want between a fifth and four fifths", generated, n)
+	}
+}
+
+// TestSwarmDocsRelease: documents grown for a generated tool pass its
+// seal often (schema, allow-list and all), so generated configurations
+// reach releases, keys and acks rather than only rejections.
+func TestSwarmDocsRelease(t *testing.T) {
+	released, calls := 0, 0
+	for seed := uint64(0); seed < 300; seed++ {
+		sw := gen.DrawSwarm(&gen.MixChooser{State: seed})
+		cfg := sw.Config
+		cfg.Limits = sealgate.DefaultLimits()
+		c := &gen.MixChooser{State: seed ^ 0x5555}
+		for _, tl := range cfg.Tools {
+			evs := []sealgate.Event{sealgate.OpenEvent("r1", "t1"), sealgate.BeginEvent("r1", "0", "c1", tl.Name),
+				sealgate.DeltaEvent("r1", "0", sw.Doc(c, tl.Name)), sealgate.EndEvent("r1", "0"), sealgate.CloseEvent("r1", sealgate.Complete)}
+			calls++
+			for _, d := range model.Run(cfg, evs) {
+				if d.Kind == sealgate.Release {
+					released++
+				}
+			}
+		}
+	}
+	if released*4 < calls {
+		t.Errorf("%d of %d generated calls released, want at least a quarter", released, calls)
+	}
+	if released == calls {
+		t.Errorf("every generated call released: the bad values never reach a check")
 	}
 }
