@@ -178,7 +178,7 @@ func TestGofuzzReadingDrawsSwarm(t *testing.T) {
 // reach releases, keys and acks rather than only rejections.
 func TestSwarmDocsRelease(t *testing.T) {
 	released, calls := 0, 0
-	for seed := uint64(0); seed < 300; seed++ {
+	for seed := uint64(0); seed < 120; seed++ {
 		sw := gen.DrawSwarm(&gen.MixChooser{State: seed})
 		cfg := sw.Config
 		cfg.Limits = sealgate.DefaultLimits()
