@@ -45,7 +45,11 @@ type Raw struct {
 	Idem           uint8
 	Early, Allow   bool
 	Limits         [5]uint8 // 0: default; else a small limit
-	Events         []RawEvent
+	// Swarm, when its first byte is odd, replaces the fixed configuration
+	// with a generated one (DrawSwarm reads the rest) and lets begins grow
+	// documents for the generated tools.
+	Swarm  []uint8
+	Events []RawEvent
 }
 
 // RawEvent is one event before interpretation.
@@ -131,6 +135,19 @@ func pick(xs []string, i uint8) string { return xs[int(i)%len(xs)] }
 func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 	cfg := sealgate.DefaultConfig()
 	cfg.Tools = Tools()
+	var sw *Swarm
+	tools := toolIDs
+	if len(r.Swarm) > 0 && r.Swarm[0]%2 == 1 {
+		sw = DrawSwarm(&ByteChooser{Data: r.Swarm[1:]})
+		cfg, tools = sw.Config, sw.ToolNames()
+	} else {
+		fixedConfig(&cfg, r)
+	}
+	return cfg, buildEvents(r, cfg, sw, tools)
+}
+
+// fixedConfig sets the fixed configuration's choices of r.
+func fixedConfig(cfg *sealgate.Config, r Raw) {
 	if r.Allow {
 		cfg.Tools[0].Allow = &sealgate.Allow{Field: "path", Values: []string{"notes.md"}}
 	}
@@ -152,7 +169,15 @@ func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 			*lim[i] = int(v)
 		}
 	}
+}
 
+// buildEvents interprets r's events under cfg; with a swarm, a begin grows
+// a document for its tool from a choice stream its own bytes seed.
+func buildEvents(r Raw, cfg sealgate.Config, sw *Swarm, tools []string) []sealgate.Event {
+	seed := uint64(len(r.Swarm))
+	for _, b := range r.Swarm {
+		seed = seed*31 + uint64(b)
+	}
 	type callState struct {
 		doc  string
 		sent int
@@ -183,8 +208,13 @@ func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 			evs = append(evs, sealgate.OpenEvent(a, pick(turns, e.Turn)))
 		case 2, 3:
 			lastItem[a] = item
-			sent[a+"/"+item] = &callState{doc: Docs[int(e.Doc)%len(Docs)]}
-			evs = append(evs, sealgate.BeginEvent(a, item, pick(calls, e.Call), pick(toolIDs, e.Tool)))
+			tool := pick(tools, e.Tool)
+			doc := Docs[int(e.Doc)%len(Docs)]
+			if sw != nil && e.Doc%4 != 0 {
+				doc = string(sw.Doc(&MixChooser{State: seed ^ uint64(e.Doc)<<16 ^ uint64(e.Chunk)<<8 ^ uint64(e.Garbage)}, tool))
+			}
+			sent[a+"/"+item] = &callState{doc: doc}
+			evs = append(evs, sealgate.BeginEvent(a, item, pick(calls, e.Call), tool))
 		case 4, 5, 6:
 			var b []byte
 			switch {
@@ -220,7 +250,7 @@ func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 			evs = append(evs, sealgate.RestartEvent())
 		}
 	}
-	return cfg, evs
+	return evs
 }
 
 // ackKey names a key the run has released or reconciled so far (asking the

@@ -48,6 +48,8 @@ type machine struct {
 	atEnd    bool     // check once, when the run is over, not after every step
 	done     int      // events of the steps completed so far
 	cfg      sealgate.Config
+	sw       *gen.Swarm // the run's generated features; nil: the fixed configurations
+	swarm    string     // the run's swarm, for failure messages
 	events   []sealgate.Event
 	attempts []*attempt // opened since the last restart
 	history  []*attempt // closed complete, to replay as retries and duplicates
@@ -291,8 +293,8 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 			if rapid.IntRange(0, 9).Draw(t, "reuse-call-id") == 0 {
 				cid = "c1"
 			}
-			tool := rapid.SampledFrom([]string{"save_file", "save_file", "login", "calc", "unknown"}).Draw(t, "tool")
-			c := &call{attempt: id, item: item, id: cid, tool: tool, doc: drawDoc(t)}
+			tool := m.drawTool(t)
+			c := &call{attempt: id, item: item, id: cid, tool: tool, doc: m.drawDoc(t, tool)}
 			if a != nil {
 				a.calls = append(a.calls, c)
 			}
@@ -411,7 +413,8 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 				t.Skip("no live attempt")
 			}
 			a := rapid.SampledFrom(live).Draw(t, "attempt")
-			c := m.begin(t, a, strconv.Itoa(len(a.calls)), drawTool(t), drawDoc(t))
+			tool := m.drawTool(t)
+			c := m.begin(t, a, strconv.Itoa(len(a.calls)), tool, m.drawDoc(t, tool))
 			m.sendAll(t, []*call{c}, false)
 		},
 		"turn": func(t *rapid.T) {
@@ -422,7 +425,8 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 			n := rapid.IntRange(1, 3).Draw(t, "calls")
 			var cs []*call
 			for i := 0; i < n; i++ {
-				cs = append(cs, m.begin(t, a, strconv.Itoa(i), drawTool(t), drawDoc(t)))
+				tool := m.drawTool(t)
+				cs = append(cs, m.begin(t, a, strconv.Itoa(i), tool, m.drawDoc(t, tool)))
 			}
 			m.sendAll(t, cs, true)
 			m.closeWith(t, a, drawStatus(t))
@@ -473,7 +477,7 @@ func (m *machine) check(t *rapid.T, evs []sealgate.Event) {
 			}
 			*m.failed = Failure{m.cfg, append([]sealgate.Event(nil), evs...), err, first}
 		}
-		t.Fatalf("%v\n\nthe stream so far, as a scenario:\n%s", err, reduce.Text(m.cfg, evs, err))
+		t.Fatalf("%v\n\nthe stream so far, as a scenario (swarm: %s):\n%s", err, m.swarm, reduce.Text(m.cfg, evs, err))
 	}
 }
 
@@ -547,12 +551,13 @@ func quietDraws(prop func(*rapid.T)) func(*rapid.T) {
 // check starts on.
 func run(chk *check.Checker, failed, seen *Failure, atEnd bool) func(*rapid.T) {
 	return func(t *rapid.T) {
-		m := &machine{chk: chk, cfg: drawConfig(t), failed: failed, seen: seen, atEnd: atEnd}
+		m := &machine{chk: chk, failed: failed, seen: seen, atEnd: atEnd}
+		m.cfg, m.sw = drawRunConfig(t)
 		defer noActionIsInvalid(t)
 		if atEnd {
 			defer m.checkAtEnd(t)
 		}
-		t.Repeat(m.actions())
+		t.Repeat(m.swarmActions(t, m.actions()))
 	}
 }
 
