@@ -94,6 +94,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	minimize := fs.Duration("minimize", 5*time.Second, "time go fuzz may spend minimizing each new input; 0 turns it off (go's default, 60s, stalls slow targets; sealfuzz reduces failures itself)")
 	regress := fs.String("regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
 	stopFirst := fs.Bool("stop", false, "stop at the first failure")
+	cacheDir := fs.String("cache", "", "keep the fuzz cache (go fuzz's generated corpus) in this folder, one subfolder per package (default: under $GOCACHE/fuzz/sealfuzz, keyed by the module root)")
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -124,7 +125,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	}
 	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress, stop: *stopFirst, minimize: *minimize,
 		seed: seed, stdout: stdout, stderr: stderr, terminal: isTerminal(stdout), stats: map[string]*targetStats{},
-		broken: map[string]bool{}}
+		broken: map[string]bool{}, cacheRoot: *cacheDir}
 	if *targets != "" {
 		c.targets = strings.Split(*targets, ",")
 	}
@@ -175,7 +176,9 @@ func (c *campaign) run(ctx context.Context) error {
 			return err
 		}
 		if c.cacheRoot != "" {
-			p.cache = filepath.Join(c.cacheRoot, fmt.Sprint(i))
+			// By the package's path, so that a cache kept with -cache
+			// serves the next campaign whatever packages it picks.
+			p.cache = filepath.Join(c.cacheRoot, filepath.FromSlash(p.rel))
 		} else if p.cache, err = fuzzCache(p.dir); err != nil {
 			return err
 		}
