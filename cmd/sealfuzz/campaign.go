@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/zoo"
 )
 
@@ -43,6 +44,12 @@ type campaign struct {
 	cacheRoot string        // fuzz caches here instead of go's (tests start from nothing)
 
 	report *reporter // progress off a terminal
+	fixed  bool      // every turn is -slice long (no growing slices)
+	tmp    string    // the campaign's scratch folder (execs files)
+
+	cpu    cpuPhases // CPU time by phase, over the whole campaign
+	rerun  rerunStats
+	nslice int
 
 	where  map[string]*fuzzPkg // target name -> its package
 	stats  map[string]*targetStats
@@ -59,11 +66,18 @@ type fuzzPkg struct {
 }
 
 type targetStats struct {
-	elapsed time.Duration
-	execs   int64
-	newInt  int
-	fails   int
-	slices  int
+	elapsed    time.Duration
+	execs      int64 // go fuzz's counter
+	bodyExecs  int64 // the body's own count (internal/fuzzkit), all phases
+	fuzzExecs  int64 // the body's count after the baseline
+	newInt     int
+	fails      int
+	slices     int
+	cpu        cpuPhases
+	perBase    time.Duration // the last baseline's wall time per entry
+	lastBase   time.Duration // the last baseline's wall time
+	nextInputs int           // entries the next baseline will re-run (predicted)
+	newEntries int           // entries go fuzz added to the cache
 }
 
 type failure struct {
@@ -94,6 +108,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	minimize := fs.Duration("minimize", 5*time.Second, "time go fuzz may spend minimizing each new input; 0 turns it off (go's default, 60s, stalls slow targets; sealfuzz reduces failures itself)")
 	regress := fs.String("regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
 	stopFirst := fs.Bool("stop", false, "stop at the first failure")
+	fixed := fs.Bool("fixed", false, "keep every turn -slice long; by default a target's later turns grow so that go fuzz's baseline (re-running its cached corpus) stays under a tenth of the turn")
 	cacheDir := fs.String("cache", "", "keep the fuzz cache (go fuzz's generated corpus) in this folder, one subfolder per package (default: under $GOCACHE/fuzz/sealfuzz, keyed by the module root)")
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
@@ -125,7 +140,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	}
 	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress, stop: *stopFirst, minimize: *minimize,
 		seed: seed, stdout: stdout, stderr: stderr, terminal: isTerminal(stdout), stats: map[string]*targetStats{},
-		broken: map[string]bool{}, cacheRoot: *cacheDir}
+		broken: map[string]bool{}, cacheRoot: *cacheDir, fixed: *fixed}
 	if *targets != "" {
 		c.targets = strings.Split(*targets, ",")
 	}
@@ -156,6 +171,7 @@ func (c *campaign) run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	c.tmp = tmp
 	pkgs, err := c.packages(ctx)
 	if err != nil {
 		return err
@@ -171,6 +187,8 @@ func (c *campaign) run(ctx context.Context) error {
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build in %s failed: %v", p.dir, err)
 		}
+		// The go command's CPU time includes the compilers it waited for.
+		c.cpu[phaseBuild] += build.ProcessState.UserTime() + build.ProcessState.SystemTime()
 		names, err := listTargets(ctx, p.bin, p.dir)
 		if err != nil {
 			return err
@@ -221,7 +239,7 @@ func (c *campaign) run(ctx context.Context) error {
 		if c.broken[t] {
 			continue
 		}
-		d := min(c.slice, left)
+		d := min(c.turnLength(t), left)
 		if turn < len(c.targets) {
 			// The first turn of each target is whole, even when the
 			// slices before it ran over (start-up, baseline coverage):
@@ -363,9 +381,11 @@ func fuzzCacheIn(gocache, dir string) (string, error) {
 	return filepath.Join(gocache, "fuzz", "sealfuzz", key, rel), nil
 }
 
-// runFuzzer runs a fuzzing test binary in dir, with extra environment,
-// handing each line of its output to onLine, and returns how it exited.
-func runFuzzer(ctx context.Context, bin, dir string, env, args []string, onLine func(string)) error {
+// runFuzzer runs a fuzzing test binary in dir, with extra environment
+// (later entries win), handing each line of its output to onLine, and
+// returns how it exited: the state carries its CPU time, which includes the
+// go fuzz workers it waited for.
+func runFuzzer(ctx context.Context, bin, dir string, env, args []string, onLine func(string)) (*os.ProcessState, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	if env != nil {
@@ -373,18 +393,19 @@ func runFuzzer(ctx context.Context, bin, dir string, env, args []string, onLine 
 	}
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
 	sc := bufio.NewScanner(pipe)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		onLine(sc.Text())
 	}
-	return cmd.Wait()
+	err = cmd.Wait()
+	return cmd.ProcessState, err
 }
 
 // minSlice is the shortest turn the campaign gives a target.
@@ -412,6 +433,21 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	if c.workers > 0 {
 		args = append(args, "-test.parallel="+strconv.Itoa(c.workers))
 	}
+	c.nslice++
+	execsDir := filepath.Join(c.tmp, "execs", strconv.Itoa(c.nslice))
+	if err := os.MkdirAll(execsDir, 0o755); err != nil {
+		return err
+	}
+	before, err := cacheEntries(filepath.Join(p.cache, name))
+	if err != nil {
+		return err
+	}
+	// The bodies count their executions and their processes' CPU time into
+	// execsDir; fuzzdebug makes go fuzz print each minimization's time.
+	env := []string{fuzzkit.ExecsEnv + "=" + execsDir, "GODEBUG=" + withGodebug(os.Getenv("GODEBUG"), "fuzzdebug=1")}
+	var slog sliceLog
+	atBaseline := time.Duration(-1)
+	var execsAtBaseline int64
 	var crasher string
 	var seedTarget, seedName string // a generic seed that fails
 	var seedInput []byte
@@ -419,12 +455,27 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	var execs int64
 	newInt := 0
 	start := time.Now()
-	runErr := runFuzzer(ctx, p.bin, p.dir, nil, args, func(line string) {
+	state, runErr := runFuzzer(ctx, p.bin, p.dir, env, args, func(line string) {
+		if slog.line(line) {
+			if cpu, n, ok := workerCPU(execsDir, name); ok {
+				atBaseline, execsAtBaseline = cpu, n
+			}
+		}
+		if strings.Contains(line, " DEBUG ") {
+			return
+		}
 		if m := progressRE.FindStringSubmatch(line); m != nil {
 			execs, _ = strconv.ParseInt(m[1], 10, 64)
 			rate, _ := strconv.Atoi(m[2])
 			newInt, _ = strconv.Atoi(m[3])
-			c.progress(target, st.elapsed+time.Since(start), execs+st.execs, rate, newInt+st.newInt, deadline)
+			// The target's own count, live from its workers' files; go
+			// fuzz's counter lags them (docs/fuzzing.md), so it is only
+			// the fallback for a target that does not count.
+			shown := execs + st.execs
+			if _, body, ok := workerCPU(execsDir, name); ok {
+				shown = body + st.bodyExecs
+			}
+			c.progress(target, st.elapsed+time.Since(start), shown, rate, newInt+st.newInt, deadline)
 		}
 		if m := failedRE.FindStringSubmatch(line); m != nil {
 			crasher = m[1]
@@ -443,6 +494,22 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	st.execs += execs
 	st.newInt += newInt
 	st.slices++
+	c.account(st, target, name, execsDir, &slog, state, atBaseline, execsAtBaseline)
+	if ctx.Err() == nil {
+		after, err := cacheEntries(filepath.Join(p.cache, name))
+		if err != nil {
+			return err
+		}
+		added := newEntries(before, after)
+		st.newEntries += len(added)
+		st.nextInputs = slog.baselineInputs + len(added)
+		cpu, err := c.rerunNew(ctx, target, added)
+		st.cpu[phaseRerun] += cpu
+		c.cpu[phaseRerun] += cpu
+		if err != nil {
+			fmt.Fprintf(c.stderr, "%s: %v\n", target, err)
+		}
+	}
 	if crasher != "" {
 		st.fails++
 		c.collect(target, p.dir, filepath.Join(p.dir, crasher), strings.Join(tail, "\n"), "")
@@ -475,21 +542,74 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	return nil
 }
 
+// account adds one slice's CPU time, by phase, and its target-side execs.
+func (c *campaign) account(st *targetStats, target, name, execsDir string, slog *sliceLog, state *os.ProcessState, atBaseline time.Duration, execsAtBaseline int64) {
+	var proc time.Duration
+	if state != nil {
+		proc = state.UserTime() + state.SystemTime()
+	}
+	atEnd, execs, counted := workerCPU(execsDir, name)
+	sc := sliceCPU(slog, proc, atBaseline, atEnd, counted)
+	st.cpu.add(sc)
+	c.cpu.add(sc)
+	st.bodyExecs += execs
+	if slog.baselineDone {
+		st.fuzzExecs += execs - execsAtBaseline
+		st.lastBase = slog.baselineWall
+		if slog.baselineInputs > 0 {
+			st.perBase = slog.baselineWall / time.Duration(slog.baselineInputs)
+		}
+	} else {
+		st.lastBase = slog.elapsed
+	}
+}
+
+// baselineShare is the most of a turn go fuzz's baseline may take before
+// the target's turns grow: its later turns last at least baselineTurns
+// times the baseline they will start with.
+const baselineTurns = 10
+
+// turnLength is target t's next turn: -slice, or longer when the baseline
+// (the last one's time per entry, times the entries the cache has now)
+// would take more than a tenth of it. Rotating through the targets in
+// equal slices pays each target's whole cached corpus again at every turn,
+// and the corpus grows all night; a turn that grows with it keeps that
+// re-run a fixed share of the time (docs/campaign.md measures it).
+func (c *campaign) turnLength(t string) time.Duration {
+	st := c.stats[t]
+	if c.fixed || st == nil || st.perBase <= 0 {
+		return c.slice
+	}
+	predicted := st.perBase * time.Duration(max(st.nextInputs, 1))
+	return max(c.slice, baselineTurns*predicted)
+}
+
+// withGodebug adds a setting to a GODEBUG value.
+func withGodebug(cur, setting string) string {
+	if cur == "" {
+		return setting
+	}
+	return cur + "," + setting
+}
+
 // progress reports one target's totals so far (el and execs both over
 // every slice it had). On a terminal it is a live line at go fuzz's own
 // pace, with go fuzz's current rate; in a log the reporter prints a line
 // every progressEvery with counts and rates over that interval.
 func (c *campaign) progress(target string, el time.Duration, execs int64, rate, newInt int, deadline time.Time) {
 	if c.terminal {
-		fmt.Fprintf(c.stdout, "\r%-34s %8s  execs %-10d %6d/s  new %-5d failures %-3d  (%v left)\x1b[K",
-			target, el.Round(time.Second), execs, rate, newInt, len(c.fails), time.Until(deadline).Round(time.Second))
+		fmt.Fprintf(c.stdout, "\r%-34s %8s  execs %-10d %6d/s  new %-5d failures %-3d  fuzzing %2.0f%% of CPU  (%v left)\x1b[K",
+			target, el.Round(time.Second), execs, rate, newInt, len(c.fails), c.cpu.share(phaseFuzz), time.Until(deadline).Round(time.Second))
 		return
 	}
 	if c.report == nil {
 		return
 	}
 	if line, ok := c.report.observe(target, execs, newInt, len(c.fails)); ok {
-		fmt.Fprintf(c.stdout, "%s  (%v left)\n", line, time.Until(deadline).Round(time.Second))
+		// The share covers the slices done (their CPU time is known when
+		// they end) and the build.
+		fmt.Fprintf(c.stdout, "%s; CPU so far %.0f%% fuzzing new inputs, %.0f%% baseline  (%v left)\n", line,
+			c.cpu.share(phaseFuzz), c.cpu.share(phaseBaseline), time.Until(deadline).Round(time.Second))
 	}
 }
 
@@ -536,32 +656,40 @@ func (r *reporter) observe(target string, execs int64, newInputs, fails int) (st
 		sumExecs, sumNew, fails, target), true
 }
 
+// summary prints, per target, the time, the target-side execs (over every
+// phase, and per CPU-second while fuzzing new inputs), and the share of its
+// CPU time that fuzzed new inputs; then the campaign's CPU time by phase and
+// the full-check re-runs.
 func (c *campaign) summary() {
 	fmt.Fprintln(c.stdout, "\nsummary:")
 	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "target\ttime\texecs\texecs/s\tnew inputs\tfailures\t")
+	fmt.Fprintln(w, "target\ttime\tturns\texecs\tgo fuzz execs\tfuzzing execs/CPU-s\tCPU\tfuzzing\tbaseline\tnew inputs\tnew cache entries\tfailures\t")
 	var sum targetStats
 	for _, t := range c.targets {
 		st := c.stats[t]
 		if st == nil {
 			st = &targetStats{}
 		}
-		rate := int64(0)
-		if s := st.elapsed.Seconds(); s > 0 {
-			rate = int64(float64(st.execs) / s)
-		}
-		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%d\t%d\t\n", t, st.elapsed.Round(time.Second), st.execs, rate, st.newInt, st.fails)
+		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%d\t%.0f\t%v\t%.1f%%\t%.1f%%\t%d\t%d\t%d\t\n", t, st.elapsed.Round(time.Second), st.slices, st.bodyExecs, st.execs,
+			perSecond(st.fuzzExecs, st.cpu[phaseFuzz]), st.cpu.total().Round(time.Second), st.cpu.share(phaseFuzz), st.cpu.share(phaseBaseline),
+			st.newInt, st.newEntries, st.fails)
 		sum.elapsed += st.elapsed
+		sum.slices += st.slices
 		sum.execs += st.execs
+		sum.bodyExecs += st.bodyExecs
+		sum.fuzzExecs += st.fuzzExecs
 		sum.newInt += st.newInt
+		sum.newEntries += st.newEntries
 		sum.fails += st.fails
+		sum.cpu.add(st.cpu)
 	}
-	rate := int64(0)
-	if s := sum.elapsed.Seconds(); s > 0 {
-		rate = int64(float64(sum.execs) / s)
-	}
-	fmt.Fprintf(w, "total\t%v\t%d\t%d\t%d\t%d\t\n", sum.elapsed.Round(time.Second), sum.execs, rate, sum.newInt, sum.fails)
+	fmt.Fprintf(w, "total\t%v\t%d\t%d\t%d\t%.0f\t%v\t%.1f%%\t%.1f%%\t%d\t%d\t%d\t\n", sum.elapsed.Round(time.Second), sum.slices, sum.bodyExecs, sum.execs,
+		perSecond(sum.fuzzExecs, sum.cpu[phaseFuzz]), sum.cpu.total().Round(time.Second), sum.cpu.share(phaseFuzz), sum.cpu.share(phaseBaseline),
+		sum.newInt, sum.newEntries, sum.fails)
 	w.Flush()
+	fmt.Fprintln(c.stdout, c.cpu.line())
+	fmt.Fprintf(c.stdout, "re-run with %s=full: %d new cache entries in %d runs, %v (CPU %v), %d failures\n",
+		ChecksEnv, c.rerun.entries, c.rerun.runs, c.rerun.wall.Round(100*time.Millisecond), c.rerun.cpu.Round(100*time.Millisecond), c.rerun.fails)
 	if len(c.fails) == 0 {
 		fmt.Fprintln(c.stdout, "no failures")
 		return
@@ -579,4 +707,12 @@ func (c *campaign) summary() {
 			fmt.Fprintf(c.stdout, "    %s\n", f.note)
 		}
 	}
+}
+
+// perSecond is n per second of d, or 0 without time.
+func perSecond(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
 }
