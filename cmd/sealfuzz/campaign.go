@@ -50,6 +50,7 @@ type campaign struct {
 	cpu    cpuPhases // CPU time by phase, over the whole campaign
 	rerun  rerunStats
 	nslice int
+	guess  map[string]time.Duration // first baselines predicted from an earlier campaign
 
 	where  map[string]*fuzzPkg // target name -> its package
 	stats  map[string]*targetStats
@@ -221,7 +222,13 @@ func (c *campaign) run(ctx context.Context) error {
 			c.total, len(c.targets), c.slice, len(c.targets), len(c.targets)+len(left), strings.Join(left, ", "),
 			c.slice*time.Duration(len(c.targets)+len(left)))
 	}
-	fmt.Fprintf(c.stdout, "fuzzing %s for %v, %v per turn\n", strings.Join(c.targets, ", "), c.total, c.slice)
+	c.loadGuesses()
+	if c.fixed {
+		fmt.Fprintf(c.stdout, "fuzzing %s for %v, %v per turn\n", strings.Join(c.targets, ", "), c.total, c.slice)
+	} else {
+		fmt.Fprintf(c.stdout, "fuzzing %s for %v, turns of %v or %d times the baseline they start with, up to %v\n",
+			strings.Join(c.targets, ", "), c.total, c.slice, baselineTurns, max(c.slice, c.total/time.Duration(len(c.targets))))
+	}
 	start := time.Now()
 	deadline := start.Add(c.total)
 	c.report = &reporter{every: progressEvery, now: time.Now, last: start, start: start}
@@ -245,7 +252,7 @@ func (c *campaign) run(ctx context.Context) error {
 			// slices before it ran over (start-up, baseline coverage):
 			// planTargets promised it, and a cut first turn reads as
 			// "fuzzed, nothing found".
-			d = c.slice
+			d = c.turnLength(t)
 		}
 		if err := c.fuzzSlice(ctx, t, d, deadline); err != nil {
 			fmt.Fprintf(c.stderr, "%s: %v\n", t, err)
@@ -558,6 +565,9 @@ func (c *campaign) account(st *targetStats, target, name, execsDir string, slog 
 		st.lastBase = slog.baselineWall
 		if slog.baselineInputs > 0 {
 			st.perBase = slog.baselineWall / time.Duration(slog.baselineInputs)
+			if p := c.where[target]; p != nil && slog.baselineWall > 0 {
+				c.saveBaseline(p, name, st.perBase)
+			}
 		}
 	} else {
 		st.lastBase = slog.elapsed
@@ -575,13 +585,73 @@ const baselineTurns = 10
 // equal slices pays each target's whole cached corpus again at every turn,
 // and the corpus grows all night; a turn that grows with it keeps that
 // re-run a fixed share of the time (docs/campaign.md measures it).
+//
+// A target's first turn is predicted from the time per entry an earlier
+// campaign saved beside the cache (baselineFile), and the entries in the
+// cache now. No turn is longer than an equal share of -for (or -slice, if
+// longer), so every target still gets its turns.
 func (c *campaign) turnLength(t string) time.Duration {
-	st := c.stats[t]
-	if c.fixed || st == nil || st.perBase <= 0 {
+	if c.fixed {
 		return c.slice
 	}
-	predicted := st.perBase * time.Duration(max(st.nextInputs, 1))
-	return max(c.slice, baselineTurns*predicted)
+	var predicted time.Duration
+	if st := c.stats[t]; st != nil && st.perBase > 0 {
+		predicted = st.perBase * time.Duration(max(st.nextInputs, 1))
+	} else if g, ok := c.guess[t]; ok {
+		predicted = g
+	}
+	fair := max(c.slice, c.total/time.Duration(max(len(c.targets), 1)))
+	return min(max(c.slice, baselineTurns*predicted), fair)
+}
+
+// baselineFile, in a package's fuzz cache folder beside the targets'
+// folders (go fuzz reads only those), keeps each target's last baseline
+// time per entry: "FuzzName NANOSECONDS" lines.
+const baselineFile = "sealfuzz-baseline.txt"
+
+// loadGuesses predicts each target's first baseline from baselineFile and
+// the entries its cache has now.
+func (c *campaign) loadGuesses() {
+	c.guess = map[string]time.Duration{}
+	for _, t := range c.targets {
+		p := c.where[t]
+		name := t[strings.LastIndex(t, "/")+1:]
+		b, err := os.ReadFile(filepath.Join(p.cache, baselineFile))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Fields(l)
+			if len(f) != 2 || f[0] != name {
+				continue
+			}
+			per, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil || per <= 0 {
+				continue
+			}
+			if ents, err := cacheEntries(filepath.Join(p.cache, name)); err == nil {
+				c.guess[t] = time.Duration(per) * time.Duration(max(len(ents), 1))
+			}
+		}
+	}
+}
+
+// saveBaseline records a target's baseline time per entry for the next
+// campaign; a failure to write only loses that prediction.
+func (c *campaign) saveBaseline(p *fuzzPkg, name string, per time.Duration) {
+	path := filepath.Join(p.cache, baselineFile)
+	var keep []string
+	if b, err := os.ReadFile(path); err == nil {
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if f := strings.Fields(l); len(f) == 2 && f[0] != name {
+				keep = append(keep, l)
+			}
+		}
+	}
+	keep = append(keep, fmt.Sprintf("%s %d", name, per.Nanoseconds()))
+	if err := os.MkdirAll(p.cache, 0o755); err == nil {
+		_ = os.WriteFile(path, []byte(strings.Join(keep, "\n")+"\n"), 0o644)
+	}
 }
 
 // withGodebug adds a setting to a GODEBUG value.

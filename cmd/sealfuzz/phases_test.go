@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +218,49 @@ func TestRerunCatchesPlanted(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "testdata")); !os.IsNotExist(err) {
 		t.Errorf("the re-run left testdata behind in the package: %v", err)
+	}
+}
+
+// TestTurnLength: turns stay -slice until a baseline is known, then grow to
+// ten times the baseline predicted (time per entry x entries), up to an
+// equal share of -for; -fixed keeps them equal. A later campaign's first
+// turn is predicted from the time per entry saved beside the cache.
+func TestTurnLength(t *testing.T) {
+	cache := t.TempDir()
+	p := &fuzzPkg{cache: cache}
+	c := &campaign{slice: 30 * time.Second, total: 10 * time.Minute, targets: []string{"FuzzA", "FuzzB"},
+		where: map[string]*fuzzPkg{"FuzzA": p, "FuzzB": p}, stats: map[string]*targetStats{}}
+	if d := c.turnLength("FuzzA"); d != 30*time.Second {
+		t.Errorf("no baseline known: %v, want the slice", d)
+	}
+	c.stats["FuzzA"] = &targetStats{perBase: 10 * time.Millisecond, nextInputs: 600} // a 6s baseline
+	if d := c.turnLength("FuzzA"); d != time.Minute {
+		t.Errorf("6s baseline: turn %v, want 1m", d)
+	}
+	c.stats["FuzzA"].nextInputs = 6000 // 60s: 10 min, capped at 5m
+	if d := c.turnLength("FuzzA"); d != 5*time.Minute {
+		t.Errorf("60s baseline: turn %v, want the 5m cap", d)
+	}
+	c.fixed = true
+	if d := c.turnLength("FuzzA"); d != 30*time.Second {
+		t.Errorf("-fixed: %v", d)
+	}
+	c.fixed = false
+	c.saveBaseline(p, "FuzzB", 4*time.Millisecond)
+	c.saveBaseline(p, "FuzzA", 9*time.Millisecond)
+	c.saveBaseline(p, "FuzzB", 5*time.Millisecond)
+	os.MkdirAll(filepath.Join(cache, "FuzzB"), 0o755)
+	for i := 0; i < 1000; i++ {
+		os.WriteFile(filepath.Join(cache, "FuzzB", strings.Repeat("0", 12)+strconv.Itoa(1000+i)), nil, 0o644)
+	}
+	c.loadGuesses()
+	if g := c.guess["FuzzB"]; g != 5*time.Second {
+		t.Errorf("FuzzB's first baseline predicted %v, want 1000 entries x 5ms (the last one saved)", g)
+	}
+	if d := c.turnLength("FuzzB"); d != 50*time.Second {
+		t.Errorf("FuzzB's first turn %v, want 50s", d)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cache, baselineFile)); string(b) != "FuzzA 9000000\nFuzzB 5000000\n" {
+		t.Errorf("%s holds %q", baselineFile, b)
 	}
 }
