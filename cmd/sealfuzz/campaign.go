@@ -106,7 +106,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	targets := fs.String("targets", "", "comma-separated fuzz targets (default: every Fuzz* target)")
 	workers := fs.Int("workers", 0, "fuzzing workers (default: GOMAXPROCS)")
 	dir := fs.String("dir", "", "fuzz only the package in this folder (default: every package of the module with fuzz targets)")
-	minimize := fs.Duration("minimize", 5*time.Second, "time go fuzz may spend minimizing each new input; 0 turns it off (go's default, 60s, stalls slow targets; sealfuzz reduces failures itself)")
+	minimize := fs.Duration("minimize", 0, "time go fuzz may spend minimizing each new input (and a failing one); 0, the default, turns it off: minimizing took about half of a campaign's CPU time (docs/campaign.md), and sealfuzz reduces failures itself")
 	regress := fs.String("regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
 	stopFirst := fs.Bool("stop", false, "stop at the first failure")
 	fixed := fs.Bool("fixed", false, "keep every turn -slice long; by default a target's later turns grow so that go fuzz's baseline (re-running its cached corpus) stays under a tenth of the turn")

@@ -77,13 +77,14 @@ type sliceLog struct {
 	baselineInputs int           // entries go fuzz re-ran for its baseline
 	baselineWall   time.Duration // elapsed when the baseline completed
 	elapsed        time.Duration // the last elapsed go fuzz printed
+	workers        int // go fuzz's workers while fuzzing
 	minimized      int
 	minimizeWall   time.Duration // summed "minimizing took" of the workers
 }
 
 var (
 	elapsedRE   = regexp.MustCompile(`^fuzz: elapsed: (\S+?),`)
-	baselineRE  = regexp.MustCompile(`^fuzz: elapsed: (\S+?), (?:gathering baseline coverage|testing seed corpus): (\d+)/(\d+) completed(, now fuzzing)?`)
+	baselineRE  = regexp.MustCompile(`^fuzz: elapsed: (\S+?), (?:gathering baseline coverage|testing seed corpus): (\d+)/(\d+) completed(, now fuzzing with (\d+) workers)?`)
 	minimizedRE = regexp.MustCompile(` DEBUG input minimized, .*minimizing took: (\S+)$`)
 )
 
@@ -106,6 +107,7 @@ func (s *sliceLog) line(l string) (baselineEnded bool) {
 	if b := baselineRE.FindStringSubmatch(l); b != nil && !s.baselineDone {
 		s.baselineInputs, _ = strconv.Atoi(b[3])
 		if b[4] != "" {
+			s.workers, _ = strconv.Atoi(b[5])
 			s.baselineDone = true
 			s.baselineWall = s.elapsed
 			return true
@@ -139,9 +141,16 @@ func sliceCPU(s *sliceLog, proc, atBaseline, atEnd time.Duration, counted bool) 
 	p[phaseBaseline] = atBaseline
 	rest := atEnd - atBaseline
 	// go fuzz reports a minimization's time as the worker's wall time; on
-	// a loaded machine that is more than its CPU time, so it is capped by
-	// the CPU the workers had after the baseline.
-	p[phaseMinimize] = min(s.minimizeWall, rest)
+	// a loaded machine a worker gets only part of a core, so that wall time
+	// is scaled by the part the workers had after the baseline (their CPU
+	// over workers x wall time), and capped by their CPU.
+	minimize := s.minimizeWall
+	if fuzzWall := s.elapsed - s.baselineWall; s.baselineDone && s.workers > 0 && fuzzWall > 0 {
+		if part := float64(rest) / (float64(s.workers) * float64(fuzzWall)); part < 1 {
+			minimize = time.Duration(float64(minimize) * part)
+		}
+	}
+	p[phaseMinimize] = min(minimize, rest)
 	p[phaseFuzz] = rest - p[phaseMinimize]
 	if c := proc - atEnd; c > 0 {
 		p[phaseCoord] = c

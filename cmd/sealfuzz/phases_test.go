@@ -30,7 +30,7 @@ func TestSliceLogRecorded(t *testing.T) {
 			ends++
 		}
 	}
-	if ends != 1 || !s.baselineDone || s.baselineInputs != 63 || s.baselineWall != 0 {
+	if ends != 1 || !s.baselineDone || s.baselineInputs != 63 || s.baselineWall != 0 || s.workers != 2 {
 		t.Errorf("baseline: %d ends, %+v; want one end after 63 entries at 0s", ends, s)
 	}
 	if s.elapsed != 12*time.Second {
@@ -55,7 +55,7 @@ func TestSliceLogLongBaseline(t *testing.T) {
 	} {
 		s.line(l)
 	}
-	if !s.baselineDone || s.baselineWall != 39*time.Second || s.baselineInputs != 2210 || s.elapsed != 42*time.Second {
+	if !s.baselineDone || s.baselineWall != 39*time.Second || s.baselineInputs != 2210 || s.elapsed != 42*time.Second || s.workers != 2 {
 		t.Errorf("%+v: want the baseline of 2210 done at 39s, last elapsed 42s", s)
 	}
 	var cut sliceLog
@@ -74,11 +74,17 @@ func TestSliceLogLongBaseline(t *testing.T) {
 // ended is the baseline, the minimizations come out of the rest (capped by
 // it), the process's CPU beyond the workers' is the coordinator's.
 func TestSliceCPU(t *testing.T) {
-	s := &sliceLog{baselineDone: true, baselineWall: 10 * time.Second, elapsed: 60 * time.Second, minimizeWall: 5 * time.Second}
+	s := &sliceLog{baselineDone: true, baselineWall: 10 * time.Second, elapsed: 60 * time.Second, minimizeWall: 5 * time.Second, workers: 2}
+	// The workers had 98s of CPU in 2 x 50s of wall time: 98% of a core,
+	// so 5s of wall time minimizing is 4.9s of CPU.
 	p := sliceCPU(s, 125*time.Second, 20*time.Second, 118*time.Second, true)
-	want := cpuPhases{phaseBaseline: 20 * time.Second, phaseMinimize: 5 * time.Second, phaseFuzz: 93 * time.Second, phaseCoord: 7 * time.Second}
+	want := cpuPhases{phaseBaseline: 20 * time.Second, phaseMinimize: 4900 * time.Millisecond, phaseFuzz: 93100 * time.Millisecond, phaseCoord: 7 * time.Second}
 	if p != want {
 		t.Errorf("split %v, want %v", p, want)
+	}
+	// A loaded machine: 25s of CPU in 2 x 50s, a quarter of a core each.
+	if p := sliceCPU(s, 50*time.Second, 20*time.Second, 45*time.Second, true); p[phaseMinimize] != 1250*time.Millisecond {
+		t.Errorf("loaded: minimizing %v, want 5s x 1/4", p[phaseMinimize])
 	}
 	s.minimizeWall = time.Hour
 	if p := sliceCPU(s, 125*time.Second, 20*time.Second, 118*time.Second, true); p[phaseMinimize] != 98*time.Second || p[phaseFuzz] != 0 {
