@@ -77,7 +77,7 @@ type sliceLog struct {
 	baselineInputs int           // entries go fuzz re-ran for its baseline
 	baselineWall   time.Duration // elapsed when the baseline completed
 	elapsed        time.Duration // the last elapsed go fuzz printed
-	workers        int // go fuzz's workers while fuzzing
+	workers        int           // go fuzz's workers while fuzzing
 	minimized      int
 	minimizeWall   time.Duration // summed "minimizing took" of the workers
 }
