@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/zoo"
 )
 
@@ -43,6 +44,13 @@ type campaign struct {
 	cacheRoot string        // fuzz caches here instead of go's (tests start from nothing)
 
 	report *reporter // progress off a terminal
+	fixed  bool      // every turn is -slice long (no growing slices)
+	tmp    string    // the campaign's scratch folder (execs files)
+
+	cpu    cpuPhases // CPU time by phase, over the whole campaign
+	rerun  rerunStats
+	nslice int
+	guess  map[string]time.Duration // first baselines predicted from an earlier campaign
 
 	where  map[string]*fuzzPkg // target name -> its package
 	stats  map[string]*targetStats
@@ -59,11 +67,18 @@ type fuzzPkg struct {
 }
 
 type targetStats struct {
-	elapsed time.Duration
-	execs   int64
-	newInt  int
-	fails   int
-	slices  int
+	elapsed    time.Duration
+	execs      int64 // go fuzz's counter
+	bodyExecs  int64 // the body's own count (internal/fuzzkit), all phases
+	fuzzExecs  int64 // the body's count after the baseline
+	newInt     int
+	fails      int
+	slices     int
+	cpu        cpuPhases
+	perBase    time.Duration // the last baseline's wall time per entry
+	lastBase   time.Duration // the last baseline's wall time
+	nextInputs int           // entries the next baseline will re-run (predicted)
+	newEntries int           // entries go fuzz added to the cache
 }
 
 type failure struct {
@@ -91,9 +106,11 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	targets := fs.String("targets", "", "comma-separated fuzz targets (default: every Fuzz* target)")
 	workers := fs.Int("workers", 0, "fuzzing workers (default: GOMAXPROCS)")
 	dir := fs.String("dir", "", "fuzz only the package in this folder (default: every package of the module with fuzz targets)")
-	minimize := fs.Duration("minimize", 5*time.Second, "time go fuzz may spend minimizing each new input; 0 turns it off (go's default, 60s, stalls slow targets; sealfuzz reduces failures itself)")
+	minimize := fs.Duration("minimize", 0, "time go fuzz may spend minimizing each new input (and a failing one); 0, the default, turns it off: minimizing took about half of a campaign's CPU time (docs/campaign.md), and sealfuzz reduces failures itself")
 	regress := fs.String("regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
 	stopFirst := fs.Bool("stop", false, "stop at the first failure")
+	fixed := fs.Bool("fixed", false, "keep every turn -slice long; by default a target's later turns grow so that go fuzz's baseline (re-running its cached corpus) stays under a tenth of the turn")
+	cacheDir := fs.String("cache", "", "keep the fuzz cache (go fuzz's generated corpus) in this folder, one subfolder per package (default: under $GOCACHE/fuzz/sealfuzz, keyed by the module root)")
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -124,7 +141,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 	}
 	c := &campaign{dir: *dir, total: *total, slice: *slice, workers: *workers, regress: *regress, stop: *stopFirst, minimize: *minimize,
 		seed: seed, stdout: stdout, stderr: stderr, terminal: isTerminal(stdout), stats: map[string]*targetStats{},
-		broken: map[string]bool{}}
+		broken: map[string]bool{}, cacheRoot: *cacheDir, fixed: *fixed}
 	if *targets != "" {
 		c.targets = strings.Split(*targets, ",")
 	}
@@ -155,6 +172,7 @@ func (c *campaign) run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	c.tmp = tmp
 	pkgs, err := c.packages(ctx)
 	if err != nil {
 		return err
@@ -170,12 +188,16 @@ func (c *campaign) run(ctx context.Context) error {
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build in %s failed: %v", p.dir, err)
 		}
+		// The go command's CPU time includes the compilers it waited for.
+		c.cpu[phaseBuild] += build.ProcessState.UserTime() + build.ProcessState.SystemTime()
 		names, err := listTargets(ctx, p.bin, p.dir)
 		if err != nil {
 			return err
 		}
 		if c.cacheRoot != "" {
-			p.cache = filepath.Join(c.cacheRoot, fmt.Sprint(i))
+			// By the package's path, so that a cache kept with -cache
+			// serves the next campaign whatever packages it picks.
+			p.cache = filepath.Join(c.cacheRoot, filepath.FromSlash(p.rel))
 		} else if p.cache, err = fuzzCache(p.dir); err != nil {
 			return err
 		}
@@ -200,7 +222,13 @@ func (c *campaign) run(ctx context.Context) error {
 			c.total, len(c.targets), c.slice, len(c.targets), len(c.targets)+len(left), strings.Join(left, ", "),
 			c.slice*time.Duration(len(c.targets)+len(left)))
 	}
-	fmt.Fprintf(c.stdout, "fuzzing %s for %v, %v per turn\n", strings.Join(c.targets, ", "), c.total, c.slice)
+	c.loadGuesses()
+	if c.fixed {
+		fmt.Fprintf(c.stdout, "fuzzing %s for %v, %v per turn\n", strings.Join(c.targets, ", "), c.total, c.slice)
+	} else {
+		fmt.Fprintf(c.stdout, "fuzzing %s for %v, turns of %v or %d times the baseline they start with, up to %v\n",
+			strings.Join(c.targets, ", "), c.total, c.slice, baselineTurns, max(c.slice, c.total/time.Duration(len(c.targets))))
+	}
 	start := time.Now()
 	deadline := start.Add(c.total)
 	c.report = &reporter{every: progressEvery, now: time.Now, last: start, start: start}
@@ -218,13 +246,13 @@ func (c *campaign) run(ctx context.Context) error {
 		if c.broken[t] {
 			continue
 		}
-		d := min(c.slice, left)
+		d := min(c.turnLength(t), left)
 		if turn < len(c.targets) {
 			// The first turn of each target is whole, even when the
 			// slices before it ran over (start-up, baseline coverage):
 			// planTargets promised it, and a cut first turn reads as
 			// "fuzzed, nothing found".
-			d = c.slice
+			d = c.turnLength(t)
 		}
 		if err := c.fuzzSlice(ctx, t, d, deadline); err != nil {
 			fmt.Fprintf(c.stderr, "%s: %v\n", t, err)
@@ -360,9 +388,11 @@ func fuzzCacheIn(gocache, dir string) (string, error) {
 	return filepath.Join(gocache, "fuzz", "sealfuzz", key, rel), nil
 }
 
-// runFuzzer runs a fuzzing test binary in dir, with extra environment,
-// handing each line of its output to onLine, and returns how it exited.
-func runFuzzer(ctx context.Context, bin, dir string, env, args []string, onLine func(string)) error {
+// runFuzzer runs a fuzzing test binary in dir, with extra environment
+// (later entries win), handing each line of its output to onLine, and
+// returns how it exited: the state carries its CPU time, which includes the
+// go fuzz workers it waited for.
+func runFuzzer(ctx context.Context, bin, dir string, env, args []string, onLine func(string)) (*os.ProcessState, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	if env != nil {
@@ -370,18 +400,19 @@ func runFuzzer(ctx context.Context, bin, dir string, env, args []string, onLine 
 	}
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
 	sc := bufio.NewScanner(pipe)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		onLine(sc.Text())
 	}
-	return cmd.Wait()
+	err = cmd.Wait()
+	return cmd.ProcessState, err
 }
 
 // minSlice is the shortest turn the campaign gives a target.
@@ -409,6 +440,21 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	if c.workers > 0 {
 		args = append(args, "-test.parallel="+strconv.Itoa(c.workers))
 	}
+	c.nslice++
+	execsDir := filepath.Join(c.tmp, "execs", strconv.Itoa(c.nslice))
+	if err := os.MkdirAll(execsDir, 0o755); err != nil {
+		return err
+	}
+	before, err := cacheEntries(filepath.Join(p.cache, name))
+	if err != nil {
+		return err
+	}
+	// The bodies count their executions and their processes' CPU time into
+	// execsDir; fuzzdebug makes go fuzz print each minimization's time.
+	env := []string{fuzzkit.ExecsEnv + "=" + execsDir, "GODEBUG=" + withGodebug(os.Getenv("GODEBUG"), "fuzzdebug=1")}
+	var slog sliceLog
+	atBaseline := time.Duration(-1)
+	var execsAtBaseline int64
 	var crasher string
 	var seedTarget, seedName string // a generic seed that fails
 	var seedInput []byte
@@ -416,12 +462,27 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	var execs int64
 	newInt := 0
 	start := time.Now()
-	runErr := runFuzzer(ctx, p.bin, p.dir, nil, args, func(line string) {
+	state, runErr := runFuzzer(ctx, p.bin, p.dir, env, args, func(line string) {
+		if slog.line(line) {
+			if cpu, n, ok := workerCPU(execsDir, name); ok {
+				atBaseline, execsAtBaseline = cpu, n
+			}
+		}
+		if strings.Contains(line, " DEBUG ") {
+			return
+		}
 		if m := progressRE.FindStringSubmatch(line); m != nil {
 			execs, _ = strconv.ParseInt(m[1], 10, 64)
 			rate, _ := strconv.Atoi(m[2])
 			newInt, _ = strconv.Atoi(m[3])
-			c.progress(target, st.elapsed+time.Since(start), execs+st.execs, rate, newInt+st.newInt, deadline)
+			// The target's own count, live from its workers' files; go
+			// fuzz's counter lags them (docs/fuzzing.md), so it is only
+			// the fallback for a target that does not count.
+			shown := execs + st.execs
+			if _, body, ok := workerCPU(execsDir, name); ok {
+				shown = body + st.bodyExecs
+			}
+			c.progress(target, st.elapsed+time.Since(start), shown, rate, newInt+st.newInt, deadline)
 		}
 		if m := failedRE.FindStringSubmatch(line); m != nil {
 			crasher = m[1]
@@ -440,6 +501,22 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	st.execs += execs
 	st.newInt += newInt
 	st.slices++
+	c.account(st, target, name, execsDir, &slog, state, atBaseline, execsAtBaseline)
+	if ctx.Err() == nil {
+		after, err := cacheEntries(filepath.Join(p.cache, name))
+		if err != nil {
+			return err
+		}
+		added := newEntries(before, after)
+		st.newEntries += len(added)
+		st.nextInputs = slog.baselineInputs + len(added)
+		cpu, err := c.rerunNew(ctx, target, added)
+		st.cpu[phaseRerun] += cpu
+		c.cpu[phaseRerun] += cpu
+		if err != nil {
+			fmt.Fprintf(c.stderr, "%s: %v\n", target, err)
+		}
+	}
 	if crasher != "" {
 		st.fails++
 		c.collect(target, p.dir, filepath.Join(p.dir, crasher), strings.Join(tail, "\n"), "")
@@ -472,21 +549,137 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	return nil
 }
 
+// account adds one slice's CPU time, by phase, and its target-side execs.
+func (c *campaign) account(st *targetStats, target, name, execsDir string, slog *sliceLog, state *os.ProcessState, atBaseline time.Duration, execsAtBaseline int64) {
+	var proc time.Duration
+	if state != nil {
+		proc = state.UserTime() + state.SystemTime()
+	}
+	atEnd, execs, counted := workerCPU(execsDir, name)
+	sc := sliceCPU(slog, proc, atBaseline, atEnd, counted)
+	st.cpu.add(sc)
+	c.cpu.add(sc)
+	st.bodyExecs += execs
+	if slog.baselineDone {
+		st.fuzzExecs += execs - execsAtBaseline
+		st.lastBase = slog.baselineWall
+		if slog.baselineInputs > 0 {
+			st.perBase = slog.baselineWall / time.Duration(slog.baselineInputs)
+			if p := c.where[target]; p != nil && slog.baselineWall > 0 {
+				c.saveBaseline(p, name, st.perBase)
+			}
+		}
+	} else {
+		st.lastBase = slog.elapsed
+	}
+}
+
+// baselineShare is the most of a turn go fuzz's baseline may take before
+// the target's turns grow: its later turns last at least baselineTurns
+// times the baseline they will start with.
+const baselineTurns = 10
+
+// turnLength is target t's next turn: -slice, or longer when the baseline
+// (the last one's time per entry, times the entries the cache has now)
+// would take more than a tenth of it. Rotating through the targets in
+// equal slices pays each target's whole cached corpus again at every turn,
+// and the corpus grows all night; a turn that grows with it keeps that
+// re-run a fixed share of the time (docs/campaign.md measures it).
+//
+// A target's first turn is predicted from the time per entry an earlier
+// campaign saved beside the cache (baselineFile), and the entries in the
+// cache now. No turn is longer than an equal share of -for (or -slice, if
+// longer), so every target still gets its turns.
+func (c *campaign) turnLength(t string) time.Duration {
+	if c.fixed {
+		return c.slice
+	}
+	var predicted time.Duration
+	if st := c.stats[t]; st != nil && st.perBase > 0 {
+		predicted = st.perBase * time.Duration(max(st.nextInputs, 1))
+	} else if g, ok := c.guess[t]; ok {
+		predicted = g
+	}
+	fair := max(c.slice, c.total/time.Duration(max(len(c.targets), 1)))
+	return min(max(c.slice, baselineTurns*predicted), fair)
+}
+
+// baselineFile, in a package's fuzz cache folder beside the targets'
+// folders (go fuzz reads only those), keeps each target's last baseline
+// time per entry: "FuzzName NANOSECONDS" lines.
+const baselineFile = "sealfuzz-baseline.txt"
+
+// loadGuesses predicts each target's first baseline from baselineFile and
+// the entries its cache has now.
+func (c *campaign) loadGuesses() {
+	c.guess = map[string]time.Duration{}
+	for _, t := range c.targets {
+		p := c.where[t]
+		name := t[strings.LastIndex(t, "/")+1:]
+		b, err := os.ReadFile(filepath.Join(p.cache, baselineFile))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Fields(l)
+			if len(f) != 2 || f[0] != name {
+				continue
+			}
+			per, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil || per <= 0 {
+				continue
+			}
+			if ents, err := cacheEntries(filepath.Join(p.cache, name)); err == nil {
+				c.guess[t] = time.Duration(per) * time.Duration(max(len(ents), 1))
+			}
+		}
+	}
+}
+
+// saveBaseline records a target's baseline time per entry for the next
+// campaign; a failure to write only loses that prediction.
+func (c *campaign) saveBaseline(p *fuzzPkg, name string, per time.Duration) {
+	path := filepath.Join(p.cache, baselineFile)
+	var keep []string
+	if b, err := os.ReadFile(path); err == nil {
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if f := strings.Fields(l); len(f) == 2 && f[0] != name {
+				keep = append(keep, l)
+			}
+		}
+	}
+	keep = append(keep, fmt.Sprintf("%s %d", name, per.Nanoseconds()))
+	if err := os.MkdirAll(p.cache, 0o755); err == nil {
+		_ = os.WriteFile(path, []byte(strings.Join(keep, "\n")+"\n"), 0o644)
+	}
+}
+
+// withGodebug adds a setting to a GODEBUG value.
+func withGodebug(cur, setting string) string {
+	if cur == "" {
+		return setting
+	}
+	return cur + "," + setting
+}
+
 // progress reports one target's totals so far (el and execs both over
 // every slice it had). On a terminal it is a live line at go fuzz's own
 // pace, with go fuzz's current rate; in a log the reporter prints a line
 // every progressEvery with counts and rates over that interval.
 func (c *campaign) progress(target string, el time.Duration, execs int64, rate, newInt int, deadline time.Time) {
 	if c.terminal {
-		fmt.Fprintf(c.stdout, "\r%-34s %8s  execs %-10d %6d/s  new %-5d failures %-3d  (%v left)\x1b[K",
-			target, el.Round(time.Second), execs, rate, newInt, len(c.fails), time.Until(deadline).Round(time.Second))
+		fmt.Fprintf(c.stdout, "\r%-34s %8s  execs %-10d %6d/s  new %-5d failures %-3d  fuzzing %2.0f%% of CPU  (%v left)\x1b[K",
+			target, el.Round(time.Second), execs, rate, newInt, len(c.fails), c.cpu.share(phaseFuzz), time.Until(deadline).Round(time.Second))
 		return
 	}
 	if c.report == nil {
 		return
 	}
 	if line, ok := c.report.observe(target, execs, newInt, len(c.fails)); ok {
-		fmt.Fprintf(c.stdout, "%s  (%v left)\n", line, time.Until(deadline).Round(time.Second))
+		// The share covers the slices done (their CPU time is known when
+		// they end) and the build.
+		fmt.Fprintf(c.stdout, "%s; CPU so far %.0f%% fuzzing new inputs, %.0f%% baseline  (%v left)\n", line,
+			c.cpu.share(phaseFuzz), c.cpu.share(phaseBaseline), time.Until(deadline).Round(time.Second))
 	}
 }
 
@@ -533,32 +726,40 @@ func (r *reporter) observe(target string, execs int64, newInputs, fails int) (st
 		sumExecs, sumNew, fails, target), true
 }
 
+// summary prints, per target, the time, the target-side execs (over every
+// phase, and per CPU-second while fuzzing new inputs), and the share of its
+// CPU time that fuzzed new inputs; then the campaign's CPU time by phase and
+// the full-check re-runs.
 func (c *campaign) summary() {
 	fmt.Fprintln(c.stdout, "\nsummary:")
 	w := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "target\ttime\texecs\texecs/s\tnew inputs\tfailures\t")
+	fmt.Fprintln(w, "target\ttime\tturns\texecs\tgo fuzz execs\tfuzzing execs/CPU-s\tCPU\tfuzzing\tbaseline\tnew inputs\tnew cache entries\tfailures\t")
 	var sum targetStats
 	for _, t := range c.targets {
 		st := c.stats[t]
 		if st == nil {
 			st = &targetStats{}
 		}
-		rate := int64(0)
-		if s := st.elapsed.Seconds(); s > 0 {
-			rate = int64(float64(st.execs) / s)
-		}
-		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%d\t%d\t\n", t, st.elapsed.Round(time.Second), st.execs, rate, st.newInt, st.fails)
+		fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%d\t%.0f\t%v\t%.1f%%\t%.1f%%\t%d\t%d\t%d\t\n", t, st.elapsed.Round(time.Second), st.slices, st.bodyExecs, st.execs,
+			perSecond(st.fuzzExecs, st.cpu[phaseFuzz]), st.cpu.total().Round(time.Second), st.cpu.share(phaseFuzz), st.cpu.share(phaseBaseline),
+			st.newInt, st.newEntries, st.fails)
 		sum.elapsed += st.elapsed
+		sum.slices += st.slices
 		sum.execs += st.execs
+		sum.bodyExecs += st.bodyExecs
+		sum.fuzzExecs += st.fuzzExecs
 		sum.newInt += st.newInt
+		sum.newEntries += st.newEntries
 		sum.fails += st.fails
+		sum.cpu.add(st.cpu)
 	}
-	rate := int64(0)
-	if s := sum.elapsed.Seconds(); s > 0 {
-		rate = int64(float64(sum.execs) / s)
-	}
-	fmt.Fprintf(w, "total\t%v\t%d\t%d\t%d\t%d\t\n", sum.elapsed.Round(time.Second), sum.execs, rate, sum.newInt, sum.fails)
+	fmt.Fprintf(w, "total\t%v\t%d\t%d\t%d\t%.0f\t%v\t%.1f%%\t%.1f%%\t%d\t%d\t%d\t\n", sum.elapsed.Round(time.Second), sum.slices, sum.bodyExecs, sum.execs,
+		perSecond(sum.fuzzExecs, sum.cpu[phaseFuzz]), sum.cpu.total().Round(time.Second), sum.cpu.share(phaseFuzz), sum.cpu.share(phaseBaseline),
+		sum.newInt, sum.newEntries, sum.fails)
 	w.Flush()
+	fmt.Fprintln(c.stdout, c.cpu.line())
+	fmt.Fprintf(c.stdout, "re-run with %s=full: %d new cache entries in %d runs, %v (CPU %v), %d failures\n",
+		ChecksEnv, c.rerun.entries, c.rerun.runs, c.rerun.wall.Round(100*time.Millisecond), c.rerun.cpu.Round(100*time.Millisecond), c.rerun.fails)
 	if len(c.fails) == 0 {
 		fmt.Fprintln(c.stdout, "no failures")
 		return
@@ -576,4 +777,12 @@ func (c *campaign) summary() {
 			fmt.Fprintf(c.stdout, "    %s\n", f.note)
 		}
 	}
+}
+
+// perSecond is n per second of d, or 0 without time.
+func perSecond(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
 }

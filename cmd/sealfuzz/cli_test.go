@@ -19,7 +19,7 @@ func TestSubcommandHelp(t *testing.T) {
 		args  []string
 		flags []string
 	}{
-		{[]string{"-h"}, []string{"for", "slice", "targets", "workers", "dir", "minimize", "regress", "stop"}},
+		{[]string{"-h"}, []string{"for", "slice", "targets", "workers", "dir", "minimize", "regress", "stop", "fixed", "cache"}},
 		{[]string{"help"}, []string{"for", "stop"}},
 		{[]string{"replay", "-h"}, []string{"print", "model", "update", "wire", "config"}},
 		{[]string{"reduce", "-h"}, []string{"o", "target"}},

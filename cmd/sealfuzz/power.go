@@ -274,7 +274,7 @@ func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
 	start := time.Now()
 	last := start
 	env := []string{zoo.FaultsEnv + "=" + b.Name, gen.SeedEnv + "=" + strconv.Itoa(seed)}
-	runFuzzer(ctx, p.fuzzBin, p.root, env, []string{"-test.run=^$",
+	_, _ = runFuzzer(ctx, p.fuzzBin, p.root, env, []string{"-test.run=^$",
 		"-test.fuzz=^FuzzGateVsModel$", "-test.fuzztime=" + p.fuzzCap.String(), "-test.fuzzcachedir=" + cache,
 		"-test.fuzzminimizetime=" + p.fuzzMin.String()}, func(line string) {
 		if m := progressRE.FindStringSubmatch(line); m != nil {

@@ -1,0 +1,3 @@
+module fakechecks
+
+go 1.26
