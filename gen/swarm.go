@@ -642,6 +642,7 @@ func (w *writer) tail(b *strings.Builder) {
 			func() { b.WriteString(`\uD83D`) },       // a high half alone
 			func() { b.WriteString(`\uD83Dx\uDE00`) },
 			func() { b.WriteString(`\uD83D\uD83D\uDE00`) },
+			func() { b.WriteString("\xed\xa0\x80") }, // a surrogate as UTF-8 bytes: invalid UTF-8
 		)
 	}
 	if w.shapes&Noncharacter != 0 {
