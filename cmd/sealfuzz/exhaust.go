@@ -15,7 +15,7 @@ import (
 // defaultExhaustEvents is the bound of `sealfuzz exhaust`, chosen so that
 // the run over every setup takes under 10 minutes on 2 cores
 // (docs/exhaust.md has the measurement).
-const defaultExhaustEvents = 5
+const defaultExhaustEvents = 6
 
 func exhaustMain(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("exhaust", `usage: sealfuzz exhaust [flags]
