@@ -176,11 +176,12 @@ func byRawNames(raw []byte, args map[string]any) map[string]any {
 		if err != nil {
 			return args
 		}
-		name := string(lit[1 : len(lit)-1])
+		// lit is the decoder's buffer, valid only until the next read.
+		name, key := string(lit[1:len(lit)-1]), unquote(lit)
 		if err := d.SkipValue(); err != nil {
 			return args
 		}
-		out[name] = args[unquote(lit)]
+		out[name] = args[key]
 	}
 	return out
 }

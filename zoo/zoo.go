@@ -197,36 +197,32 @@ var DisconnectedIsComplete = Bug{Name: "disconnected-is-complete", Pattern: "P5"
 var AckFailClearsAll = Bug{Name: "ack-fail-clears-all", Pattern: "P7", Findings: "F36, F56",
 	What:   "empties the whole released set at an ack fail, so another key's duplicate gets reconcile instead of duplicate",
 	Faults: faults.Set{AckFailClearsAll: true}, Corpus: true, Class: ClassTwoStates,
-	Rule:   "§7: \"`ack KEY fail` removes it from the ledger and from the process's released set\"; §5.6: duplicate \"and no `ack fail` cleared it since\"",
-	Missed: "needs two keys released, an ack fail of one, then a retry of the other in the same process: the machine draws that order rarely (3 of 20 seeds)",
-	Kill:   Kill{LayerCorpus, "corpus/zoo/ack-fail-clears-only-its-key.scn"}}
+	Rule: "§7: \"`ack KEY fail` removes it from the ledger and from the process's released set\"; §5.6: duplicate \"and no `ack fail` cleared it since\"",
+	Kill: Kill{LayerCorpus, "corpus/zoo/ack-fail-clears-only-its-key.scn"}}
 
 // AckOkForgetsRelease: F37 free-code, F38 meridian: a de-duplication set
 // that only holds calls in flight.
 var AckOkForgetsRelease = Bug{Name: "ack-ok-forgets-release", Pattern: "P7", Findings: "F37, F38",
 	What:   "drops a key from the released set at ack ok, so a same-process duplicate is rejected duplicate-effect instead of duplicate",
 	Faults: faults.Set{AckOkForgetsRelease: true}, Corpus: true, Class: ClassTwoStates,
-	Rule:   "§5.6: \"`duplicate`: this process released a call with the same idempotency key, and no `ack fail` cleared it since\" (checked before the ledger, 7)",
-	Missed: "needs an ack ok and then a same-process retry of that very key before any restart (18 of 20 seeds)",
-	Kill:   Kill{LayerCorpus, "corpus/zoo/ack-ok-keeps-release.scn"}}
+	Rule: "§5.6: \"`duplicate`: this process released a call with the same idempotency key, and no `ack fail` cleared it since\" (checked before the ledger, 7)",
+	Kill: Kill{LayerCorpus, "corpus/zoo/ack-ok-keeps-release.scn"}}
 
 // TurnBytesPerTurn: F44 web-to-app (turn accumulators kept across a
 // retry), F54 opencodex (per-turn caps).
 var TurnBytesPerTurn = Bug{Name: "turn-bytes-per-turn", Pattern: "P8", Findings: "F44, F54",
 	What:   "counts turn-bytes per turn: a regeneration starts with the byte count of the attempt it supersedes",
 	Faults: faults.Set{TurnBytesPerTurn: true}, Corpus: true, Class: ClassTwoStates,
-	Rule:   "§3: \"if the attempt's received bytes plus the fragment exceed turn-bytes, `turn-too-large`\"; I8: \"a new attempt never sees an old attempt's bytes\"",
-	Missed: "needs small limits (1 run in 4), a supersede after bytes were sent, and a regeneration that fits turn-bytes alone but not with the superseded count (2 of 20 seeds)",
-	Kill:   Kill{LayerCorpus, "corpus/zoo/turn-bytes-per-attempt.scn"}}
+	Rule: "§3: \"if the attempt's received bytes plus the fragment exceed turn-bytes, `turn-too-large`\"; I8: \"a new attempt never sees an old attempt's bytes\"",
+	Kill: Kill{LayerCorpus, "corpus/zoo/turn-bytes-per-attempt.scn"}}
 
 // CallBytesByItem: F45 Ollama retries (stale argsAccumulated for the same
 // call), F54 opencodex.
 var CallBytesByItem = Bug{Name: "call-bytes-by-item", Pattern: "P8", Findings: "F45, F54",
 	What:   "counts call-bytes per item across attempts: a regeneration's call starts with the superseded call's byte count",
 	Faults: faults.Set{CallBytesByItem: true}, Corpus: true, Class: ClassTwoStates,
-	Rule:   "§3: \"if the call's bytes plus the fragment exceed call-bytes, the call is rejected `too-large`\"; I8",
-	Missed: "needs small limits, a supersede of an undecided call with bytes, and a regeneration on the same item that fits call-bytes alone but not with the carried count (1 of 20 seeds)",
-	Kill:   Kill{LayerCorpus, "corpus/zoo/call-bytes-per-call.scn"}}
+	Rule: "§3: \"if the call's bytes plus the fragment exceed call-bytes, the call is rejected `too-large`\"; I8",
+	Kill: Kill{LayerCorpus, "corpus/zoo/call-bytes-per-call.scn"}}
 
 // FirstSecretPerMember: F57 hive and the logging cluster: redaction that
 // covers the first secret it was told about.
@@ -234,7 +230,7 @@ var FirstSecretPerMember = Bug{Name: "first-secret-per-member", Pattern: "P10", 
 	What:   "of several secret pointers through one top-level member, redacts only the first",
 	Faults: faults.Set{FirstSecretPerMember: true}, Corpus: true, Class: ClassVocabulary,
 	Rule:   "§8: \"A secret field's value, complete or not, shows as `\"[redacted]\"` from its first byte\"; §4 secret fields (`secret` may repeat, §10); I10",
-	Missed: "the generated configuration declares one pointer through each member (login: token, /auth/key): never two through one member (0 of 20 seeds)",
+	Missed: "the generated configuration declares one pointer through each member (login: token, /auth/key): swarm draws two pointers through one member, but rapid at 100 runs finds it in 17 of 20 seeds (0 before swarm), below 19",
 	Kill:   Kill{LayerCorpus, "corpus/zoo/secret-pointers-one-member.scn"}}
 
 // NoncharBMPOnly: F47 anthropic-sdk-python (jiter's lenient defaults): a
@@ -242,9 +238,8 @@ var FirstSecretPerMember = Bug{Name: "first-secret-per-member", Pattern: "P10", 
 var NoncharBMPOnly = Bug{Name: "nonchar-bmp-only", Pattern: "P9", Findings: "F47",
 	What:   "the seal refuses the BMP noncharacters only, releasing U+1FFFE..U+10FFFF's noncharacters",
 	Faults: faults.Set{NoncharBMPOnly: true}, Corpus: true, Class: ClassVocabulary,
-	Rule:   "§5 strict grammar: \"no noncharacters (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF), literal or escaped\"",
-	Missed: "generated strings never hold noncharacters, and the fixed documents only U+FDD0 (BMP) (0 of 20 seeds)",
-	Kill:   Kill{LayerCorpus, "corpus/grammar/nonchar-literal.scn"}}
+	Rule: "§5 strict grammar: \"no noncharacters (U+FDD0..U+FDEF, U+xFFFE, U+xFFFF), literal or escaped\"",
+	Kill: Kill{LayerCorpus, "corpus/grammar/nonchar-literal.scn"}}
 
 // KeyNumbersParseFloat: F09 pi, F47 (numbers trusted to a library): the
 // key's numbers read by strconv.ParseFloat, which misplaces the decimal
@@ -253,7 +248,7 @@ var KeyNumbersParseFloat = Bug{Name: "key-numbers-parsefloat", Pattern: "P9", Fi
 	What:   "canonicalizes the key's numbers with strconv.ParseFloat on the literal, so a long mantissa gets another number's key",
 	Faults: faults.Set{KeyNumbersParseFloat: true}, Corpus: true, Class: ClassVocabulary,
 	Rule:   "§4: \"**Canonical** is RFC 8785 (JCS): ... numbers as IEEE doubles in ECMAScript form\" (the round-to-nearest value, §5)",
-	Missed: "the generated numbers are a fixed list of short literals: no mantissa past 800 digits (0 of 20 seeds)",
+	Missed: "the generated numbers are a fixed list of short literals: no mantissa past 800 digits (0 of 20 seeds); swarm's long numbers are not long enough either (0 of 20 after)",
 	Kill:   Kill{LayerCorpus, "corpus/zoo/key-long-mantissa.scn"}}
 
 // FieldsRawNames: F59 helix (escapes handled by hand): a business key read
@@ -262,7 +257,7 @@ var FieldsRawNames = Bug{Name: "fields-raw-names", Pattern: "P9", Findings: "F59
 	What:   "finds the members of a fields: key by their names as written, so \"\\u006e\" is not the field n",
 	Faults: faults.Set{FieldsRawNames: true}, Corpus: true, Class: ClassVocabulary,
 	Rule:   "§4 `fields:a,b`: \"for each listed top-level field (the member whose unescaped name equals it)\"",
-	Missed: "needs fields mode (1 run in 3), a field name drawn with an escape (1 rune in 6) and a release of it (1 of 20 seeds)",
+	Missed: "needs fields mode (1 run in 3), a field name drawn with an escape (1 rune in 6) and a release of it (1 of 20 seeds before swarm, 4 of the first 15 after)",
 	Kill:   Kill{LayerCorpus, "corpus/zoo/fields-escaped-name.scn"}}
 
 // All is the zoo, in the order of the tables.
