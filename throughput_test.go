@@ -41,14 +41,7 @@ const throughputEnv = "SEALGATE_THROUGHPUT"
 // scenarios each input decodes to. The table goes to standard output. A measurement, not a check: it runs only
 // with SEALGATE_THROUGHPUT=N and fails only when a body fails.
 func TestThroughput(t *testing.T) {
-	v := os.Getenv(throughputEnv)
-	if v == "" {
-		t.Skipf("set %s=N (inputs per set) to measure", throughputEnv)
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		t.Fatalf("%s=%q: want a count of inputs", throughputEnv, v)
-	}
+	n := throughputInputs(t)
 	// The checker of a go fuzz worker: the costliest checks sampled
 	// (fuzzing.ForFuzzing), or all of them with SEALGATE_CHECKS=full.
 	chk := fuzzing.ForFuzzing(check.Default)
@@ -272,14 +265,7 @@ func threadCPU() time.Duration {
 // which check fails first at full fidelity. A measurement, not a check: it
 // runs only with SEALGATE_THROUGHPUT=N.
 func TestSamplingZoo(t *testing.T) {
-	v := os.Getenv(throughputEnv)
-	if v == "" {
-		t.Skipf("set %s=N (inputs per set) to measure", throughputEnv)
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		t.Fatalf("%s=%q: want a count of inputs", throughputEnv, v)
-	}
+	n := throughputInputs(t)
 	var scenarios []scenario
 	for _, r := range []gen.Reading{gen.Text, gen.Gofuzz} {
 		for _, in := range gateVsModelSet(t, r, n) {
@@ -310,4 +296,19 @@ func TestSamplingZoo(t *testing.T) {
 		fmt.Fprintf(&report, "| %s | %d | %d | %v |\n", b.Name, nFull, nSampled, first)
 	}
 	fmt.Print(report.String())
+}
+
+// throughputInputs is SEALGATE_THROUGHPUT, the generated inputs per set;
+// the measurements skip without it.
+func throughputInputs(t *testing.T) int {
+	t.Helper()
+	v := os.Getenv(throughputEnv)
+	if v == "" {
+		t.Skipf("set %s=N (inputs per set) to measure", throughputEnv)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		t.Fatalf("%s=%q: want a count of inputs", throughputEnv, v)
+	}
+	return n
 }

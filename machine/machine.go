@@ -362,19 +362,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 				m.nextTurn++
 				turn = "t" + strconv.Itoa(m.nextTurn)
 			}
-			a := m.open(t, turn)
-			for _, e := range old.events[1:] {
-				e.Attempt = a.id
-				m.emit(t, a, e)
-				if e.Kind == sealgate.Close {
-					a.live = false
-				}
-			}
-			for _, c := range old.calls {
-				cc := *c
-				cc.attempt = a.id
-				a.calls = append(a.calls, &cc)
-			}
+			m.resend(t, old, turn)
 		},
 		"late": func(t *rapid.T) {
 			a, id := m.target(t)

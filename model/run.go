@@ -76,16 +76,28 @@ func LedgerKeys(cfg sealgate.Config, events []sealgate.Event) []string {
 // configuration that breaks SPEC section 4 gives exactly one Refused
 // decision at event 0.
 func Run(cfg sealgate.Config, events []sealgate.Event) []sealgate.Decision {
+	r, refusal := newRunner(cfg)
+	if r == nil {
+		return refusal
+	}
+	r.feed(events)
+	return r.out
+}
+
+// newRunner validates cfg and compiles its tools (through the schema cache);
+// a configuration that breaks SPEC section 4 gives a nil runner and the
+// one Refused decision.
+func newRunner(cfg sealgate.Config) (*runner, []sealgate.Decision) {
 	r := &runner{cfg: cfg, tools: map[string]*toolInfo{}, ledger: map[string]string{},
 		released: map[string]bool{}}
 	if err := cfg.Validate(); err != nil {
-		return refused(err.Error())
+		return nil, refused(err.Error())
 	}
 	for i := range cfg.Tools {
 		t := &cfg.Tools[i]
 		s, err := compiled.get(t.Schema)
 		if err != nil {
-			return refused("tool " + t.Name + ": schema: " + err.Error())
+			return nil, refused("tool " + t.Name + ": schema: " + err.Error())
 		}
 		ti := &toolInfo{decl: t, schema: s}
 		for _, sec := range t.Secrets {
@@ -94,11 +106,14 @@ func Run(cfg sealgate.Config, events []sealgate.Event) []sealgate.Decision {
 		}
 		r.tools[t.Name] = ti
 	}
+	return r, nil
+}
+
+func (r *runner) feed(events []sealgate.Event) {
 	for i, e := range events {
 		r.at = i + 1
 		r.event(e)
 	}
-	return r.out
 }
 
 func refused(why string) []sealgate.Decision {

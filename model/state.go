@@ -18,28 +18,11 @@ import (
 // explore only one of them further. A refused configuration has the empty
 // state.
 func State(cfg sealgate.Config, events []sealgate.Event) (string, []sealgate.Decision) {
-	r := &runner{cfg: cfg, tools: map[string]*toolInfo{}, ledger: map[string]string{},
-		released: map[string]bool{}}
-	if err := cfg.Validate(); err != nil {
-		return "", refused(err.Error())
+	r, refusal := newRunner(cfg)
+	if r == nil {
+		return "", refusal
 	}
-	for i := range cfg.Tools {
-		t := &cfg.Tools[i]
-		s, err := compileSchema(t.Schema)
-		if err != nil {
-			return "", refused("tool " + t.Name + ": schema: " + err.Error())
-		}
-		ti := &toolInfo{decl: t, schema: s}
-		for _, sec := range t.Secrets {
-			p, _ := sealgate.SecretPath(sec) // checked by Validate
-			ti.secrets = append(ti.secrets, p)
-		}
-		r.tools[t.Name] = ti
-	}
-	for i, e := range events {
-		r.at = i + 1
-		r.event(e)
-	}
+	r.feed(events)
 	return r.state(), r.out
 }
 
