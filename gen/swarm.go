@@ -2,6 +2,7 @@ package gen
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -94,6 +95,10 @@ type ToolSpec struct {
 	Members []member
 	Secrets [][]string // secret paths, as member names
 	Allow   *sealgate.Allow
+	// IdemFields are the fields of the tool's idem fields: key (none for
+	// another mode), so documents can hold them (a key of nulls tells
+	// little).
+	IdemFields []string
 
 	secretDecls []string // the secret declarations the paths come from, as drawn
 }
@@ -106,6 +111,9 @@ type member struct {
 	good, bad  []string
 	object     bool // a nested object, grown from the secret paths through it
 	quotedGood bool // good values are strings, to be re-escaped by the writer
+	// def is, for a member whose schema is a $ref, the entry of the
+	// tool schema's $defs it points to ("name":{...}).
+	def string
 }
 
 // memberNames are the names generated tools and documents draw from: bare
@@ -139,8 +147,10 @@ func DrawSwarm(c Chooser) *Swarm {
 	n := 1 + c.Intn(4, "tools")
 	for i := 0; i < n; i++ {
 		ts := drawTool(c, toolNames[i])
+		drawSecretGroup(c, &ts)
+		tl := ts.tool(c) // also notes the idem fields in ts
 		sw.Tools = append(sw.Tools, ts)
-		cfg.Tools = append(cfg.Tools, ts.tool(c))
+		cfg.Tools = append(cfg.Tools, tl)
 	}
 	switch c.Intn(3, "policy") {
 	case 1:
@@ -206,6 +216,42 @@ func drawTool(c Chooser, name string) ToolSpec {
 	return ts
 }
 
+// secretGroupMembers are the top-level members a group of secret
+// pointers goes through (as pointer tokens), and secretGroupLeaves the
+// members below it, disjoint: of "/auth/key" and "/auth/token" neither
+// holds the other, so redacting one leaves the other's value in view.
+var (
+	secretGroupMembers = []string{"auth", "名字", "a~1b"}
+	secretGroupLeaves  = []string{"key", "token", "v", "a~1b"}
+)
+
+// drawSecretGroup adds, in one tool in three, a group of secret
+// declarations through one top-level member: two or three pointers to
+// disjoint members below it, and sometimes a top-level name beside them
+// (SPEC section 4: secret fields, section 10: secret may repeat). The
+// fixed choices of drawTool give two pointers through one member in few
+// tools, and a redaction that keeps one secret per member (real-bugs.md
+// F57) shows only there.
+func drawSecretGroup(c Chooser, ts *ToolSpec) {
+	if c.Intn(3, "secret-group") != 0 {
+		return
+	}
+	through := secretGroupMembers[c.Intn(len(secretGroupMembers), "group-member")]
+	first := c.Intn(len(secretGroupLeaves), "group-first")
+	var decls []string
+	for k := 0; k < 2+c.Intn(2, "group-size"); k++ {
+		decls = append(decls, "/"+through+"/"+secretGroupLeaves[(first+k)%len(secretGroupLeaves)])
+	}
+	if c.Intn(2, "group-name") == 0 {
+		decls = append(decls, []string{"token", "key"}[c.Intn(2, "group-name-which")])
+	}
+	for _, s := range decls {
+		p, _ := sealgate.SecretPath(s)
+		ts.Secrets = append(ts.Secrets, p)
+		ts.secretDecls = append(ts.secretDecls, s)
+	}
+}
+
 // numberBound is a bound of a numeric schema, with values just above and
 // just below it that float64 cannot tell from it, and the bound spelled
 // otherwise (equal as a decimal).
@@ -222,7 +268,7 @@ var numberBounds = []numberBound{
 // drawMember draws one property of a generated schema.
 func drawMember(c Chooser, name string) member {
 	m := member{name: name}
-	switch c.Intn(9, "member-kind") {
+	switch c.Intn(10, "member-kind") {
 	case 0:
 		m.schema, m.good, m.bad, m.quotedGood = `{"type":"string"}`, []string{`"notes.md"`, `"x"`, `""`}, []string{`1`, `null`}, true
 	case 1:
@@ -258,6 +304,17 @@ func drawMember(c Chooser, name string) member {
 	default:
 		m.schema, m.object = `{"type":"object"}`, true
 		m.good, m.bad = []string{`{}`}, []string{`[]`, `"x"`}
+	case 9:
+		// A property through a $ref to the tool schema's own $defs (the
+		// gate refuses a $ref that points outside the schema, SPEC
+		// section 4).
+		if c.Intn(2, "ref-def") == 0 {
+			m.schema, m.def = `{"$ref":"#/$defs/file"}`, `"file":{"type":"string","pattern":"\\.md$"}`
+			m.good, m.bad, m.quotedGood = []string{`"notes.md"`, `"日记.md"`}, []string{`"a.txt"`, `1`}, true
+		} else {
+			m.schema, m.def = `{"$ref":"#/$defs/count"}`, `"count":{"type":"integer","minimum":0}`
+			m.good, m.bad = []string{`0`, `7`, `1.0`, `1e2`}, []string{`-1`, `0.5`, `"1"`}
+		}
 	}
 	return m
 }
@@ -280,6 +337,15 @@ func (ts *ToolSpec) tool(c Chooser) sealgate.Tool {
 			}
 		}
 		b.WriteByte('}')
+		var defs []string
+		for _, m := range ts.Members {
+			if m.def != "" && !slices.Contains(defs, m.def) {
+				defs = append(defs, m.def)
+			}
+		}
+		if len(defs) > 0 {
+			b.WriteString(`,"$defs":{` + strings.Join(defs, ",") + `}`)
+		}
 		if len(req) > 0 {
 			b.WriteString(`,"required":[` + strings.Join(req, ",") + `]`)
 		}
@@ -303,6 +369,7 @@ func (ts *ToolSpec) tool(c Chooser) sealgate.Tool {
 			}
 		}
 	}
+	ts.IdemFields = t.Idem.Fields
 	return t
 }
 
@@ -400,6 +467,14 @@ func (sw *Swarm) tree(c Chooser, w *writer, tool string) *object {
 		}
 		o.set(a.Field, &leaf{str: s, isStr: true})
 	}
+	// The fields of a fields: key, mostly present: a key over absent
+	// fields is a key of nulls, the same however the names are spelled.
+	for _, f := range ts.IdemFields {
+		if f == "missing" || o.has(f) || c.Intn(4, "idem-field-absent") == 0 {
+			continue
+		}
+		o.add(f, &leaf{text: w.value(0)})
+	}
 	for k := c.Intn(3, "extra"); k > 0; k-- {
 		o.set(memberNames[c.Intn(len(memberNames), "extra-name")], &leaf{text: w.value(0)})
 	}
@@ -456,6 +531,9 @@ func (o *object) add(name string, v any) {
 	}
 	o.names, o.vals = append(o.names, name), append(o.vals, v)
 }
+
+// has says whether the object has a member of that name.
+func (o *object) has(name string) bool { return slices.Contains(o.names, name) }
 
 // set replaces the member of that name, or adds it.
 func (o *object) set(name string, v any) {
@@ -583,8 +661,15 @@ func (w *writer) str(b *strings.Builder, s string) {
 }
 
 // name writes a member name in the run's escape shapes, never with a
-// tail: the name must still be the one schemas and secrets say.
+// tail: the name must still be the one schemas and secrets say. A twin's
+// respelled text writes half its names as \u escapes throughout, so a
+// key or a lookup that reads names as written (not unescaped) tells the
+// twins apart.
 func (w *writer) name(b *strings.Builder, s string) {
+	if w.respell && s != "" && w.c.Intn(2, "name-escape-all") == 0 {
+		b.WriteString(escapeAll(s))
+		return
+	}
 	w.text(b, s)
 	b.WriteByte('"')
 }
@@ -663,13 +748,21 @@ func (w *writer) tail(b *strings.Builder) {
 
 // respell writes a number text with the same decimal value otherwise: a
 // long zero exponent, trailing zeros in the fraction, zeros padding an
-// exponent. Anything but a bare number is written as it is.
+// exponent, a mantissa of 801 to 1000 digits. Anything but a bare number
+// is written as it is.
 func respell(c Chooser, n string) string {
 	if n == "" || !(n[0] == '-' || n[0] >= '0' && n[0] <= '9') || strings.ContainsAny(n, "[{\"") {
 		return n
 	}
 	exp := strings.IndexAny(n, "eE")
-	switch k := c.Intn(3, "respell"); {
+	k := c.Intn(4, "respell")
+	if k == 3 {
+		if long, ok := longMantissa(c, n); ok {
+			return long
+		}
+		k = 0
+	}
+	switch {
 	case exp < 0 && k == 0:
 		return n + "e0000000000000000000000"
 	case exp < 0 && !strings.Contains(n, ".") && k == 1:
@@ -685,6 +778,35 @@ func respell(c Chooser, n string) string {
 		return n[:exp+1] + sign + "000000000000" + rest
 	}
 	return n
+}
+
+// longMantissa writes the number n with 801 to 1000 digits before its
+// exponent: its digits, then zeros, times the power of ten that takes the
+// zeros back (1 is 1000...0e-850), the same decimal value. Past 800 digits
+// strconv.ParseFloat (Go 1.26) misplaces the decimal point; the SPEC's
+// number is the literal's round-to-nearest value however long (section
+// 5). ok is false for a zero (no digit to lead) and for an exponent past
+// a million.
+func longMantissa(c Chooser, n string) (string, bool) {
+	sign := ""
+	if n[0] == '-' {
+		sign, n = "-", n[1:]
+	}
+	exp := 0
+	if i := strings.IndexAny(n, "eE"); i >= 0 {
+		e, err := strconv.Atoi(n[i+1:])
+		if err != nil || e > 1e6 || e < -1e6 {
+			return "", false
+		}
+		exp, n = e, n[:i]
+	}
+	whole, frac, _ := strings.Cut(n, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return "", false
+	}
+	zeros := max(0, 801+c.Intn(200, "mantissa-digits")-len(digits))
+	return sign + digits + strings.Repeat("0", zeros) + "e" + strconv.Itoa(exp-len(frac)-zeros), true
 }
 
 // longNumbers are numbers of many digits: all finite under the strict
