@@ -432,6 +432,16 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 				t.Skip("no live attempt with calls")
 			}
 			old := rapid.SampledFrom(cands).Draw(t, "retried")
+			if rapid.IntRange(0, 2).Draw(t, "end-before-retry") == 0 {
+				// The regeneration comes after one call ended: under
+				// per-call an early tool's call is released at its end
+				// and the superseding open compensates it (SPEC section 6).
+				c := rapid.SampledFrom(old.calls).Draw(t, "ended-first")
+				for c.sent < len(c.doc) {
+					m.chunk(t, c)
+				}
+				m.emit(t, old, sealgate.EndEvent(old.id, c.item))
+			}
 			a := m.open(t, old.turn)
 			var cs []*call
 			for _, c := range old.calls {
