@@ -417,6 +417,11 @@ func (sw *Swarm) Doc(c Chooser, tool string) []byte {
 func (sw *Swarm) Twins(c Chooser, tool string) (first, second []byte) {
 	w := &writer{c: c, shapes: sw.Shapes &^ (Noncharacter | DupNames), twin: true}
 	o := sw.tree(c, w, tool)
+	if nm := memberNames[c.Intn(len(memberNames), "twin-number-name")]; !o.has(nm) && c.Intn(2, "twin-number") == 0 {
+		// A number member, half the time, if the document has none of
+		// that name: the respelling of numbers is most of what twins test.
+		o.add(nm, &leaf{text: shortNumbers[c.Intn(len(shortNumbers), "twin-number-value")]})
+	}
 	var a, b strings.Builder
 	w.object(&a, o)
 	w.respell = true
@@ -473,7 +478,13 @@ func (sw *Swarm) tree(c Chooser, w *writer, tool string) *object {
 		if f == "missing" || o.has(f) || c.Intn(4, "idem-field-absent") == 0 {
 			continue
 		}
-		o.add(f, &leaf{text: w.value(0)})
+		v := w.value(0)
+		if c.Intn(2, "idem-field-number") == 0 {
+			// A number, half the time: a key's canonical numbers are
+			// where spelling (exponents, long mantissas) must not matter.
+			v = shortNumbers[c.Intn(len(shortNumbers), "idem-number")]
+		}
+		o.add(f, &leaf{text: v})
 	}
 	for k := c.Intn(3, "extra"); k > 0; k-- {
 		o.set(memberNames[c.Intn(len(memberNames), "extra-name")], &leaf{text: w.value(0)})
@@ -755,8 +766,8 @@ func respell(c Chooser, n string) string {
 		return n
 	}
 	exp := strings.IndexAny(n, "eE")
-	k := c.Intn(4, "respell")
-	if k == 3 {
+	k := c.Intn(6, "respell")
+	if k >= 3 { // half the numbers: past 800 digits is where ParseFloat goes wrong
 		if long, ok := longMantissa(c, n); ok {
 			return long
 		}
@@ -808,6 +819,9 @@ func longMantissa(c Chooser, n string) (string, bool) {
 	zeros := max(0, 801+c.Intn(200, "mantissa-digits")-len(digits))
 	return sign + digits + strings.Repeat("0", zeros) + "e" + strconv.Itoa(exp-len(frac)-zeros), true
 }
+
+// shortNumbers are plain numbers for members that should hold one.
+var shortNumbers = []string{"7", "-0.5", "1e3", "12345.5e1", "0.1"}
 
 // longNumbers are numbers of many digits: all finite under the strict
 // grammar but the last two (one rounds to +Inf, one is far past it).

@@ -256,6 +256,18 @@ func (m *machine) sendAll(t *rapid.T, cs []*call, peeks bool) {
 	}
 }
 
+// trailing sometimes sends one more fragment of a call after its end
+// (F34, F62: the stream goes on after a done event): after-end, which
+// poisons the attempt (SPEC section 3) whether or not the call was
+// decided at its end.
+func (m *machine) trailing(t *rapid.T, a *attempt, cs []*call) {
+	if len(cs) == 0 || rapid.IntRange(0, 7).Draw(t, "trailing-delta") != 0 {
+		return
+	}
+	c := rapid.SampledFrom(cs).Draw(t, "trailing-call")
+	m.emit(t, a, sealgate.DeltaEvent(a.id, c.item, []byte(`}`)))
+}
+
 func (m *machine) calls(a *attempt) []*call {
 	if a == nil {
 		return nil
@@ -404,6 +416,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 			tool := m.drawTool(t)
 			c := m.begin(t, a, strconv.Itoa(len(a.calls)), tool, m.drawDoc(t, tool))
 			m.sendAll(t, []*call{c}, false)
+			m.trailing(t, a, []*call{c})
 		},
 		"turn": func(t *rapid.T) {
 			// A whole turn: a new attempt, one to three calls streamed
@@ -417,6 +430,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 				cs = append(cs, m.begin(t, a, strconv.Itoa(i), tool, m.drawDoc(t, tool)))
 			}
 			m.sendAll(t, cs, true)
+			m.trailing(t, a, cs)
 			m.closeWith(t, a, drawStatus(t))
 		},
 		"retry": func(t *rapid.T) {
@@ -448,6 +462,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 				cs = append(cs, m.beginAs(t, a, c.item, c.id, c.tool, c.doc))
 			}
 			m.sendAll(t, cs, true)
+			m.trailing(t, a, cs)
 			m.closeWith(t, a, drawStatus(t))
 		},
 		"noop": func(t *rapid.T) {},
