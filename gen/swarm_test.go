@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -158,6 +159,61 @@ func TestSwarmTwinsSameValue(t *testing.T) {
 	if differ == 0 {
 		t.Error("twins are never spelled differently")
 	}
+}
+
+// TestSwarmNewShapes: the shapes the zoo's last bugs need are drawn:
+// a twin's number with a mantissa past 800 digits (where
+// strconv.ParseFloat misplaces the point), a twin's name written as \u
+// escapes, a document holding a field of its tool's fields: key, and a
+// schema with a $ref into its own $defs that the gate accepts.
+func TestSwarmNewShapes(t *testing.T) {
+	longMantissa := regexp.MustCompile(`[1-9][0-9]{800,}e`)
+	escapedName := regexp.MustCompile(`[{,]"(\\u[0-9A-Fa-f]{4})+":`)
+	got := map[string]int{}
+	for seed := uint64(0); seed < 300; seed++ {
+		sw := gen.DrawSwarm(&gen.MixChooser{State: seed})
+		for i, tl := range sw.Config.Tools {
+			if strings.Contains(tl.Schema, `"$ref":"#/$defs/`) && strings.Contains(tl.Schema, `"$defs":{`) {
+				got["$ref"]++
+			}
+			if len(sw.Tools[i].IdemFields) != len(tl.Idem.Fields) {
+				t.Fatalf("seed %d: ToolSpec knows idem fields %q, the configuration says %q", seed, sw.Tools[i].IdemFields, tl.Idem.Fields)
+			}
+		}
+		c := &gen.MixChooser{State: seed + 5}
+		for _, name := range sw.ToolNames() {
+			a, b := sw.Twins(c, name)
+			if longMantissa.Match(b) && !longMantissa.Match(a) {
+				got["long mantissa"]++
+			}
+			if escapedName.Match(b) {
+				got["escaped name"]++
+			}
+		}
+		for _, tl := range sw.Config.Tools {
+			var v map[string]any
+			if decodeObject(sw.Doc(c, tl.Name), &v) != nil {
+				continue
+			}
+			for _, f := range tl.Idem.Fields {
+				if _, ok := v[f]; ok {
+					got["idem field held"]++
+					break
+				}
+			}
+		}
+	}
+	for _, k := range []string{"$ref", "long mantissa", "escaped name", "idem field held"} {
+		if got[k] < 10 {
+			t.Errorf("%s: drawn %d times in 300 swarms, want at least 10", k, got[k])
+		}
+	}
+}
+
+func decodeObject(b []byte, v *map[string]any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	return d.Decode(v)
 }
 
 // decodeNumbers decodes a JSON text keeping numbers as their text.
