@@ -233,10 +233,22 @@ var (
 // tools, and a redaction that keeps one secret per member (real-bugs.md
 // F57) shows only there.
 func drawSecretGroup(c Chooser, ts *ToolSpec) {
-	if c.Intn(3, "secret-group") != 0 {
+	if c.Intn(2, "secret-group") != 0 {
 		return
 	}
-	through := secretGroupMembers[c.Intn(len(secretGroupMembers), "group-member")]
+	// A member the schema types otherwise (a string, say) would make
+	// every document that holds the group fail the schema: not those.
+	var free []string
+	for _, tok := range secretGroupMembers {
+		p, _ := sealgate.SecretPath("/" + tok)
+		if !slices.ContainsFunc(ts.Members, func(m member) bool { return m.name == p[0] && !m.object }) {
+			free = append(free, tok)
+		}
+	}
+	if len(free) == 0 {
+		return
+	}
+	through := free[c.Intn(len(free), "group-member")]
 	first := c.Intn(len(secretGroupLeaves), "group-first")
 	var decls []string
 	for k := 0; k < 2+c.Intn(2, "group-size"); k++ {

@@ -108,7 +108,7 @@ func (m *machine) ackReplay(t *rapid.T) {
 	a := m.open(t, turn)
 	var cs []*call
 	var twins [][]byte // the same values spelled otherwise, when the run has them
-	twin := m.sw != nil && rapid.IntRange(0, 3).Draw(t, "twins") != 0
+	twin := m.sw != nil && rapid.Bool().Draw(t, "twins")
 	for i, n := 0, rapid.IntRange(2, 3).Draw(t, "calls"); i < n; i++ {
 		tool := m.drawTool(t)
 		doc := m.drawDoc(t, tool)
