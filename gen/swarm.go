@@ -753,6 +753,7 @@ func (w *writer) tail(b *strings.Builder) {
 			func() { b.WriteString("\xed\xa0\x80") }, // a surrogate as UTF-8 bytes: invalid UTF-8
 		)
 	}
+	nonchar := len(opts)
 	if w.shapes&Noncharacter != 0 {
 		plane := rune(w.c.Intn(17, "plane"))
 		nc := plane<<16 | 0xFFFE | rune(w.c.Intn(2, "fffe-ffff"))
@@ -764,7 +765,15 @@ func (w *writer) tail(b *strings.Builder) {
 			func() { b.WriteRune(nc) },
 		)
 	}
-	if len(opts) > 0 {
+	switch {
+	case len(opts) == 0:
+	case nonchar < len(opts) && w.c.Intn(2, "tail-nonchar") == 0:
+		// Half the tails of a run with noncharacters are one: among
+		// the seven surrogate shapes they were rare, and a document
+		// with a broken pair besides is refused whatever the
+		// noncharacter test says.
+		opts[nonchar+w.c.Intn(len(opts)-nonchar, "nonchar-kind")]()
+	default:
 		opts[w.c.Intn(len(opts), "tail-kind")]()
 	}
 }

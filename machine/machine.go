@@ -446,11 +446,17 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 				t.Skip("no live attempt with calls")
 			}
 			old := rapid.SampledFrom(cands).Draw(t, "retried")
-			if rapid.IntRange(0, 2).Draw(t, "end-before-retry") == 0 {
-				// The regeneration comes after one call ended: under
-				// per-call an early tool's call is released at its end
-				// and the superseding open compensates it (SPEC section 6).
-				c := rapid.SampledFrom(old.calls).Draw(t, "ended-first")
+			var early []*call
+			for _, c := range old.calls {
+				if m.toolDecl(c.tool).Early {
+					early = append(early, c)
+				}
+			}
+			if len(early) > 0 && rapid.Bool().Draw(t, "end-before-retry") {
+				// The regeneration comes after an early tool's call ended
+				// (per-call): released at its end, it is compensated by
+				// the superseding open (SPEC section 6).
+				c := rapid.SampledFrom(early).Draw(t, "ended-first")
 				for c.sent < len(c.doc) {
 					m.chunk(t, c)
 				}

@@ -186,7 +186,7 @@ func (m *machine) resend(t *rapid.T, old *attempt, turn string) {
 }
 
 // budgetRetry: a regeneration under a byte budget. An attempt sends part
-// of its calls (some whole, to their ends); a new open of its turn supersedes it and sends the same
+// of its calls (an early tool's sometimes whole, to its end); a new open of its turn supersedes it and sends the same
 // calls whole, their texts padded so that the new attempt alone meets
 // turn-bytes exactly or passes it by one byte. The budget counts the new
 // attempt's bytes only (SPEC sections 2, 3): nothing is inherited.
@@ -205,10 +205,12 @@ func (m *machine) budgetRetry(t *rapid.T) {
 	for i := range docs {
 		c := m.begin(t, a, strconv.Itoa(i), tools[i], docs[i])
 		cs = append(cs, c)
-		if rapid.IntRange(0, 3).Draw(t, "whole-first") == 0 {
-			// This call ends before the regeneration: an early tool's
-			// call is released at its end (per-call) and compensated
-			// when the new open supersedes its attempt (SPEC section 6).
+		if m.toolDecl(c.tool).Early && rapid.Bool().Draw(t, "whole-first") {
+			// An early tool's call (per-call) ends before the
+			// regeneration, half the time: released at its end, it is
+			// compensated when the new open supersedes its attempt (SPEC
+			// section 6). Other calls stay partial: a call sent whole
+			// under a small call-bytes is too-large in both attempts.
 			for c.sent < len(c.doc) {
 				m.chunk(t, c)
 			}
