@@ -437,6 +437,10 @@ func (sw *Swarm) Twins(c Chooser, tool string) (first, second []byte) {
 	var a, b strings.Builder
 	w.object(&a, o)
 	w.respell = true
+	// No mantissa past 800 digits where a limit would refuse it anyway:
+	// it would cost its 850 bytes in every check and show nothing.
+	l := sw.Config.Limits
+	w.long = l.CallBytes < 1024 || l.TurnBytes < 4096
 	w.shapes |= EscapeForms
 	w.object(&b, o)
 	return []byte(a.String()), []byte(b.String())
@@ -622,6 +626,16 @@ type writer struct {
 	shapes  Shape
 	twin    bool // no tails: every write of a tree is the same value
 	respell bool // numbers respelled (same decimal value)
+	long    bool // a number of this text has a mantissa past 800 digits already
+}
+
+// respellNumber respells a number text; of the numbers of one text, one
+// at most gets a mantissa past 800 digits (one shows what a long mantissa
+// does to a key, and each costs about 850 bytes in every check).
+func (w *writer) respellNumber(n string) string {
+	out, long := respell(w.c, n, !w.long)
+	w.long = w.long || long
+	return out
 }
 
 func (w *writer) object(b *strings.Builder, o *object) {
@@ -640,7 +654,7 @@ func (w *writer) object(b *strings.Builder, o *object) {
 			case v.isStr:
 				w.str(b, v.str)
 			case w.respell:
-				b.WriteString(respell(w.c, v.text))
+				b.WriteString(w.respellNumber(v.text))
 			default:
 				b.WriteString(v.text)
 			}
@@ -780,39 +794,42 @@ func (w *writer) tail(b *strings.Builder) {
 
 // respell writes a number text with the same decimal value otherwise: a
 // long zero exponent, trailing zeros in the fraction, zeros padding an
-// exponent, a mantissa of 801 to 1000 digits. Anything but a bare number
+// exponent, a mantissa of 801 to 900 digits (when mayLong; long says so).
+// Anything but a bare number
 // is written as it is.
-func respell(c Chooser, n string) string {
+func respell(c Chooser, n string, mayLong bool) (out string, long bool) {
 	if n == "" || !(n[0] == '-' || n[0] >= '0' && n[0] <= '9') || strings.ContainsAny(n, "[{\"") {
-		return n
+		return n, false
 	}
 	exp := strings.IndexAny(n, "eE")
 	k := c.Intn(6, "respell")
-	if k >= 3 { // half the numbers: past 800 digits is where ParseFloat goes wrong
-		if long, ok := longMantissa(c, n); ok {
-			return long
+	if k >= 3 && mayLong { // half the numbers: past 800 digits is where ParseFloat goes wrong
+		if l, ok := longMantissa(c, n); ok {
+			return l, true
 		}
+	}
+	if k >= 3 {
 		k = 0
 	}
 	switch {
 	case exp < 0 && k == 0:
-		return n + "e0000000000000000000000"
+		return n + "e0000000000000000000000", false
 	case exp < 0 && !strings.Contains(n, ".") && k == 1:
-		return n + ".00000000000000000000"
+		return n + ".00000000000000000000", false
 	case exp < 0 && k == 1:
-		return n + "00000000000000000000"
+		return n + "00000000000000000000", false
 	case exp >= 0 && k < 2:
 		rest := n[exp+1:]
 		sign := ""
 		if rest != "" && (rest[0] == '+' || rest[0] == '-') {
 			sign, rest = rest[:1], rest[1:]
 		}
-		return n[:exp+1] + sign + "000000000000" + rest
+		return n[:exp+1] + sign + "000000000000" + rest, false
 	}
-	return n
+	return n, false
 }
 
-// longMantissa writes the number n with 801 to 1000 digits before its
+// longMantissa writes the number n with 801 to 900 digits before its
 // exponent: its digits, then zeros, times the power of ten that takes the
 // zeros back (1 is 1000...0e-850), the same decimal value. Past 800 digits
 // strconv.ParseFloat (Go 1.26) misplaces the decimal point; the SPEC's
@@ -837,7 +854,7 @@ func longMantissa(c Chooser, n string) (string, bool) {
 	if digits == "" {
 		return "", false
 	}
-	zeros := max(0, 801+c.Intn(200, "mantissa-digits")-len(digits))
+	zeros := max(0, 801+c.Intn(100, "mantissa-digits")-len(digits))
 	return sign + digits + strings.Repeat("0", zeros) + "e" + strconv.Itoa(exp-len(frac)-zeros), true
 }
 
