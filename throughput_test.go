@@ -243,7 +243,15 @@ func splitChecks(chk *check.Checker, scenarios []scenario) (string, time.Duratio
 		chk.All(s.cfg, s.evs)
 	}
 	checking := threadCPU() - lap
-	out := []string{fmt.Sprintf("%d, %.0f µs each (all steps), %.0f µs (chk.All)", len(scenarios), float64(total.Microseconds())/float64(max(1, len(scenarios))), float64(checking.Microseconds())/float64(max(1, len(scenarios))))}
+	var events, bytes int
+	for _, s := range scenarios {
+		events += len(s.evs)
+		for _, e := range s.evs {
+			bytes += len(e.Bytes)
+		}
+	}
+	perScenario := func(n int) float64 { return float64(n) / float64(max(1, len(scenarios))) }
+	out := []string{fmt.Sprintf("%d (%.0f events, %.0f bytes each), %.0f µs each (all steps), %.0f µs (chk.All)", len(scenarios), perScenario(events), perScenario(bytes), float64(total.Microseconds())/float64(max(1, len(scenarios))), float64(checking.Microseconds())/float64(max(1, len(scenarios))))}
 	for _, d := range spent {
 		out = append(out, fmt.Sprintf("%.0f%%", 100*float64(d)/float64(max(1, total))))
 	}

@@ -101,6 +101,7 @@ type ToolSpec struct {
 	IdemFields []string
 
 	secretDecls []string // the secret declarations the paths come from, as drawn
+	schema      string   // the schema text, one of the tool's variants
 }
 
 // member is one property of a generated schema: its schema text, values
@@ -146,7 +147,7 @@ func DrawSwarm(c Chooser) *Swarm {
 	cfg := sealgate.DefaultConfig()
 	n := 1 + c.Intn(4, "tools")
 	for i := 0; i < n; i++ {
-		ts := drawTool(c, toolNames[i])
+		ts := drawTool(c, i)
 		drawSecretGroup(c, &ts)
 		tl := ts.tool(c) // also notes the idem fields in ts
 		sw.Tools = append(sw.Tools, ts)
@@ -189,17 +190,31 @@ func drawLimits(c Chooser, l sealgate.Limits) sealgate.Limits {
 	return l
 }
 
-func drawTool(c Chooser, name string) ToolSpec {
-	ts := ToolSpec{Name: name}
+// schemaVariants is how many schemas each generated tool draws from. A
+// tool's schema (its members, required, closed) is one of a pool of
+// generated variants, picked by one choice and grown from a seed of the
+// tool and that choice, not a fresh draw per run: the compiled-schema
+// caches of gate and model (128 entries each) then hold every generated
+// schema (4 tools × 16), and a run compiles nothing. Fresh schemas per run
+// were a tenth of the machine reading's CPU and a quarter of the gofuzz
+// reading's, in compiling (docs/power/swarm.md). Secrets, allow-lists, idem
+// modes and limits, which cost nothing to set up, are still drawn per run.
+const schemaVariants = 16
+
+// drawTool draws the i-th tool of a run.
+func drawTool(c Chooser, i int) ToolSpec {
+	ts := ToolSpec{Name: toolNames[i]}
+	sc := &MixChooser{State: uint64(i*schemaVariants + c.Intn(schemaVariants, "schema-variant"))}
 	used := map[string]bool{}
-	for k := c.Intn(5, "members"); k > 0; k-- {
-		nm := memberNames[c.Intn(len(memberNames), "member")]
+	for k := sc.Intn(5, "members"); k > 0; k-- {
+		nm := memberNames[sc.Intn(len(memberNames), "member")]
 		if used[nm] {
 			continue
 		}
 		used[nm] = true
-		ts.Members = append(ts.Members, drawMember(c, nm))
+		ts.Members = append(ts.Members, drawMember(sc, nm))
 	}
+	ts.schema = schemaOf(sc, ts.Members)
 	for k := c.Intn(4, "secrets"); k > 0; k-- {
 		s := secretChoices[c.Intn(len(secretChoices), "secret")]
 		p, _ := sealgate.SecretPath(s)
@@ -331,15 +346,15 @@ func drawMember(c Chooser, name string) member {
 	return m
 }
 
-// tool is the configuration's declaration of the generated tool.
-func (ts *ToolSpec) tool(c Chooser) sealgate.Tool {
-	t := sealgate.Tool{Name: ts.Name, Allow: ts.Allow, Secrets: ts.secretDecls}
+// schemaOf is the schema text of a generated tool with members: which are
+// required and whether others are refused are drawn from c.
+func schemaOf(c Chooser, members []member) string {
 	var b strings.Builder
 	b.WriteString(`{"type":"object"`)
-	if len(ts.Members) > 0 {
+	if len(members) > 0 {
 		b.WriteString(`,"properties":{`)
 		var req []string
-		for i, m := range ts.Members {
+		for i, m := range members {
 			if i > 0 {
 				b.WriteByte(',')
 			}
@@ -350,7 +365,7 @@ func (ts *ToolSpec) tool(c Chooser) sealgate.Tool {
 		}
 		b.WriteByte('}')
 		var defs []string
-		for _, m := range ts.Members {
+		for _, m := range members {
 			if m.def != "" && !slices.Contains(defs, m.def) {
 				defs = append(defs, m.def)
 			}
@@ -366,7 +381,12 @@ func (ts *ToolSpec) tool(c Chooser) sealgate.Tool {
 		}
 	}
 	b.WriteByte('}')
-	t.Schema = b.String()
+	return b.String()
+}
+
+// tool is the configuration's declaration of the generated tool.
+func (ts *ToolSpec) tool(c Chooser) sealgate.Tool {
+	t := sealgate.Tool{Name: ts.Name, Schema: ts.schema, Allow: ts.Allow, Secrets: ts.secretDecls}
 	switch c.Intn(4, "idem") {
 	case 1:
 		t.Idem = sealgate.Idem{Mode: sealgate.IdemCall}

@@ -83,7 +83,7 @@ func Replay(chk *check.Checker, bits []byte) (*Failure, error) {
 	defer restore()
 	var failed, seen Failure
 	rec := &Recorder{}
-	rapid.Check(rec, run(chk, &failed, &seen, true))
+	rapid.Check(rec, run(chk, &failed, &seen, fuzzed))
 	switch log := strings.TrimSpace(rec.Out.String()); {
 	case failed.Err != nil:
 		return &failed, nil

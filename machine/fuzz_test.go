@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestReplayMatchesMakeFuzz(t *testing.T) {
 			n++
 			var checked Failure
 			t.Run(fmt.Sprintf("seed%d-%d", i, len(bits)), func(t *testing.T) {
-				rapid.MakeFuzz(quietDraws(run(check.Default, nil, &checked, true)))(t, bits)
+				rapid.MakeFuzz(quietDraws(run(check.Default, nil, &checked, fuzzed)))(t, bits)
 			})
 			got, err := Replay(check.Default, bits)
 			if err != nil {
@@ -115,7 +116,7 @@ func TestQuietDrawsReportsFailure(t *testing.T) {
 	}
 	defer restore()
 	rec := &Recorder{}
-	rapid.Check(rec, quietDraws(run(check.WithFaults(faults.Set{ReleaseAtEnd: true}), nil, nil, true)))
+	rapid.Check(rec, quietDraws(run(check.WithFaults(faults.Set{ReleaseAtEnd: true}), nil, nil, fuzzed)))
 	out := rec.Out.String()
 	if !rec.Failed() || !strings.Contains(out, "the stream so far, as a scenario") {
 		t.Fatalf("want a failure with the stream as a scenario, got:\n%s", out)
@@ -123,4 +124,45 @@ func TestQuietDrawsReportsFailure(t *testing.T) {
 	if strings.Contains(out, "[rapid] draw action") || strings.Contains(out, "[rapid] draw tool") {
 		t.Fatalf("the run's draws were logged:\n%s", out)
 	}
+}
+
+// TestFuzzedRunsKeepToTheirBudget: on the same bits, a fuzzed run's stream
+// is a prefix of the run checked at its end without a budget (the budget
+// only stops a run, it changes no draw), some fuzzed runs stop early, and
+// on average they are short (runBudgets).
+func TestFuzzedRunsKeepToTheirBudget(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	shorter, fuzzedEvents, fullEvents, runs := 0, 0, 0, 0
+	for i := 0; i < 120; i++ {
+		bits := make([]byte, 32<<10)
+		rng.Read(bits)
+		var full, cut Failure
+		for _, r := range []struct {
+			seen *Failure
+			md   mode
+		}{{&full, atEnd}, {&cut, fuzzed}} {
+			t.Run(fmt.Sprintf("bits%d-mode%d", i, r.md), func(t *testing.T) {
+				rapid.MakeFuzz(quietDraws(run(check.Default, nil, r.seen, r.md)))(t, bits)
+			})
+		}
+		if full.Events == nil {
+			continue // skipped: no action applied
+		}
+		if len(cut.Events) > len(full.Events) || !reflect.DeepEqual(cut.Events, full.Events[:len(cut.Events)]) {
+			t.Fatalf("bits %d: the fuzzed run (%d events) is not a prefix of the full run (%d events)", i, len(cut.Events), len(full.Events))
+		}
+		if len(cut.Events) < len(full.Events) {
+			shorter++
+		}
+		runs++
+		fuzzedEvents += len(cut.Events)
+		fullEvents += len(full.Events)
+	}
+	if shorter == 0 {
+		t.Fatalf("no fuzzed run of %d stopped at its budget", runs)
+	}
+	if 2*fuzzedEvents > fullEvents {
+		t.Fatalf("fuzzed runs average %d events, full runs %d: the budget should halve them at least", fuzzedEvents/runs, fullEvents/runs)
+	}
+	t.Logf("%d runs: %d stopped at their budget; %d events on average fuzzed, %d full", runs, shorter, fuzzedEvents/runs, fullEvents/runs)
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"pgregory.net/rapid"
 
@@ -47,12 +46,16 @@ type machine struct {
 	seen     *Failure // where the stream is kept at each check, if not nil
 	atEnd    bool     // check once, when the run is over, not after every step
 	done     int      // events of the steps completed so far
+	budgeted bool     // the run stops at its budget (Fuzz, Replay)
+	budget   int      // the run's length in events (runBudgets)
 	cfg      sealgate.Config
 	sw       *gen.Swarm // the run's generated features; nil: the fixed configurations
 	swarm    string     // the run's swarm, for failure messages
 	events   []sealgate.Event
-	attempts []*attempt // opened since the last restart
-	history  []*attempt // closed complete, to replay as retries and duplicates
+	model    *model.Stepper // the model, fed the events once an ack asks for keys (ledgerKeys)
+	fed      int            // events fed to model
+	attempts []*attempt     // opened since the last restart
+	history  []*attempt     // closed complete, to replay as retries and duplicates
 	nextID   int
 	nextTurn int
 	nextCall int
@@ -96,13 +99,13 @@ func drawConfig(t *rapid.T) sealgate.Config {
 func drawDoc(t *rapid.T) []byte {
 	switch rapid.IntRange(0, 7).Draw(t, "doc-kind") {
 	case 0, 1:
-		return []byte(JSONObject().Draw(t, "doc"))
+		return []byte(jsonObject(docChooser(t)))
 	case 2, 3, 4:
 		return []byte(rapid.SampledFrom(gen.Docs).Draw(t, "fixed-doc"))
 	case 5:
 		return nil // a call that names its tool and sends nothing (F11, F46)
 	}
-	b := []byte(JSONObject().Draw(t, "doc"))
+	b := []byte(jsonObject(docChooser(t)))
 	i := rapid.IntRange(0, len(b)-1).Draw(t, "corrupt-at")
 	b[i] = rapid.SampledFrom([]byte("{}[]\",:\\ x0-\xff\xc3")).Draw(t, "corrupt-byte")
 	return b
@@ -113,6 +116,20 @@ func (m *machine) emit(t *rapid.T, a *attempt, e sealgate.Event) {
 	if a != nil {
 		a.events = append(a.events, e)
 	}
+}
+
+// ledgerKeys are the keys the model has written to the ledger so far
+// (model.LedgerKeys of the stream), from a model that catches up on the
+// events emitted since the last ask: one model run per machine run, not
+// one per ack, and none in a run that never acks.
+func (m *machine) ledgerKeys() []string {
+	if m.model == nil {
+		m.model = model.NewStepper(m.cfg)
+	}
+	for ; m.fed < len(m.events); m.fed++ {
+		m.model.Feed(m.events[m.fed])
+	}
+	return m.model.LedgerKeys()
 }
 
 func (m *machine) live() []*attempt {
@@ -388,7 +405,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 			}
 		},
 		"ack": func(t *rapid.T) {
-			keys := append([]string{"0123456789abcdef"}, model.LedgerKeys(m.cfg, m.events)...)
+			keys := append([]string{"0123456789abcdef"}, m.ledgerKeys()...)
 			m.emit(t, nil, sealgate.AckEvent(rapid.SampledFrom(keys).Draw(t, "key"), rapid.Bool().Draw(t, "ok")))
 		},
 		"restart": func(t *rapid.T) {
@@ -522,7 +539,7 @@ type Failure struct {
 // Run is the state-machine property against a checker's gate; the
 // last failing stream (after rapid's shrinking, the smallest) goes to failed.
 func Run(chk *check.Checker, failed *Failure) func(*rapid.T) {
-	return run(chk, failed, nil, false)
+	return run(chk, failed, nil, eachStep)
 }
 
 // Fuzz is the state-machine property for go fuzz: the same runs as Run,
@@ -533,13 +550,15 @@ func Run(chk *check.Checker, failed *Failure) func(*rapid.T) {
 // decisions; only I5 and I6, which pass over runs that hit a byte limit
 // (I5 also an anomaly), could miss one that a later step masks. (On 60
 // random runs against each zoo bug, the same runs fail either way.) The
-// failing stream is the whole run, which the reducer shrinks.
+// failing stream is the whole run, which the reducer shrinks. Each run
+// also keeps to the events budget it draws (runBudgets): go fuzz gets
+// through more, shorter runs.
 //
 // The run's draws are not logged (quietDraws): rapid.MakeFuzz would format
 // each one into the *testing.T's log, most of a run's cost, to print only
 // on failure; the failure's message has the stream as a scenario instead.
 func Fuzz(chk *check.Checker) func(*rapid.T) {
-	return quietDraws(run(chk, nil, nil, true))
+	return quietDraws(run(chk, nil, nil, fuzzed))
 }
 
 // quietDraws runs prop on the same bits without rapid's draw log.
@@ -566,14 +585,23 @@ func quietDraws(prop func(*rapid.T)) func(*rapid.T) {
 	}
 }
 
-// run is Run (atEnd: Fuzz) that also keeps, in seen, the stream each
-// check starts on.
-func run(chk *check.Checker, failed, seen *Failure, atEnd bool) func(*rapid.T) {
+// mode is when a run is checked, and whether it keeps to its budget.
+type mode uint8
+
+const (
+	eachStep mode = iota // Run: checked after every step, run to rapid's end
+	atEnd                // Observe: checked once, at the end, run to rapid's end
+	fuzzed               // Fuzz and Replay: checked at the end, within the run's events budget
+)
+
+// run is Run, Observe's run or Fuzz, by mode; seen, when not nil, keeps
+// the stream each check starts on.
+func run(chk *check.Checker, failed, seen *Failure, md mode) func(*rapid.T) {
 	return func(t *rapid.T) {
-		m := &machine{chk: chk, failed: failed, seen: seen, atEnd: atEnd}
+		m := &machine{chk: chk, failed: failed, seen: seen, atEnd: md != eachStep, budgeted: md == fuzzed}
 		m.cfg, m.sw = drawRunConfig(t)
 		defer noActionIsInvalid(t)
-		if atEnd {
+		if m.atEnd {
 			defer m.checkAtEnd(t)
 		}
 		t.Repeat(m.swarmActions(t, m.actions()))
@@ -588,11 +616,15 @@ const noValidAction = "can't find a valid (non-skipped) action"
 
 // noActionIsInvalid, deferred, turns rapid's "no valid action" failure into
 // an invalid input: the bits found no way forward, the gate did nothing
-// wrong. Any other panic goes on as it was.
+// wrong. A run stopped at its events budget (runOver) ends as passed. Any
+// other panic goes on as it was.
 func noActionIsInvalid(t *rapid.T) {
 	r := recover()
 	if r == nil {
 		return
+	}
+	if _, over := r.(runOver); over {
+		return // the run reached its events budget: it is over, passed
 	}
 	if fmt.Sprint(r) == noValidAction {
 		t.Skip("no action applies: " + noValidAction)
@@ -602,81 +634,123 @@ func noActionIsInvalid(t *rapid.T) {
 
 // JSONObject generates strictly valid I-JSON objects: unique names,
 // non-ASCII text, escapes (surrogate pairs included), finite numbers,
-// nested containers, arbitrary whitespace.
+// nested containers, arbitrary whitespace. Each choice is a rapid draw, so
+// rapid shrinks a failing object piece by piece; the machine writes the
+// same objects from one seeded draw instead (jsonObject with docChooser).
 func JSONObject() *rapid.Generator[string] {
 	return rapid.Custom(func(t *rapid.T) string {
-		var b strings.Builder
-		writeObject(t, &b, 0)
-		return b.String()
+		return jsonObject(drawChooser{t})
 	})
 }
 
-func ws(t *rapid.T) string {
-	return rapid.SampledFrom([]string{"", "", "", " ", "\n  ", "\t", "\r\n"}).Draw(t, "ws")
+// drawChooser makes each choice a rapid draw.
+type drawChooser struct{ t *rapid.T }
+
+// Intn implements gen.Chooser.
+func (d drawChooser) Intn(n int, label string) int {
+	if n <= 1 {
+		return 0
+	}
+	return rapid.IntRange(0, n-1).Draw(d.t, label)
 }
 
-func writeObject(t *rapid.T, b *strings.Builder, depth int) {
-	b.WriteString("{" + ws(t))
-	n := rapid.IntRange(0, 4).Draw(t, "members")
+// small is a number in [0, n), small ones the most common (the smaller of
+// two choices), as rapid's own integers lean small: objects stay shallow and
+// short mostly.
+func small(c gen.Chooser, n int, label string) int {
+	return min(c.Intn(n, label), c.Intn(n, label))
+}
+
+// jsonObject writes one generated object with c's choices.
+func jsonObject(c gen.Chooser) string {
+	var b strings.Builder
+	writeObject(c, &b, 0)
+	return b.String()
+}
+
+var blanks = []string{"", "", "", " ", "\n  ", "\t", "\r\n"}
+
+func ws(c gen.Chooser) string { return blanks[c.Intn(len(blanks), "ws")] }
+
+var objectNames = []string{"path", "content", "token", "auth", "n", "m", "名字", "a b", "k"}
+
+func writeObject(c gen.Chooser, b *strings.Builder, depth int) {
+	b.WriteString("{" + ws(c))
+	n := small(c, 5, "members")
 	seen := map[string]bool{}
 	for i := 0; i < n; i++ {
-		name := rapid.SampledFrom([]string{"path", "content", "token", "auth", "n", "m", "名字", "a b", "k"}).Draw(t, "name")
+		name := objectNames[c.Intn(len(objectNames), "name")]
 		if seen[name] {
 			continue
 		}
 		seen[name] = true
 		if len(seen) > 1 {
-			b.WriteString("," + ws(t))
+			b.WriteString("," + ws(c))
 		}
-		b.WriteString(quote(t, name) + ws(t) + ":" + ws(t))
-		writeValue(t, b, depth+1)
-		b.WriteString(ws(t))
+		b.WriteString(quote(c, name) + ws(c) + ":" + ws(c))
+		writeValue(c, b, depth+1)
+		b.WriteString(ws(c))
 	}
 	b.WriteString("}")
 }
 
-func writeValue(t *rapid.T, b *strings.Builder, depth int) {
-	k := rapid.IntRange(0, 7).Draw(t, "value-kind")
+var (
+	numberTexts  = []string{"0", "-0", "12", "-7.25", "1e3", "2.5E-3", "9007199254740993", "1e-400", "123456789012345678901234567890"}
+	literalTexts = []string{"true", "false", "null"}
+)
+
+func writeValue(c gen.Chooser, b *strings.Builder, depth int) {
+	k := small(c, 8, "value-kind")
 	if depth > 3 && k >= 5 {
 		k = 0
 	}
 	switch k {
 	case 0, 1:
-		b.WriteString(quote(t, rapid.StringOf(rapid.RuneFrom(nil, unicodeText...)).Draw(t, "text")))
+		b.WriteString(quote(c, text(c)))
 	case 2:
-		b.WriteString(rapid.SampledFrom([]string{"0", "-0", "12", "-7.25", "1e3", "2.5E-3", "9007199254740993", "1e-400", "123456789012345678901234567890"}).Draw(t, "number"))
+		b.WriteString(numberTexts[c.Intn(len(numberTexts), "number")])
 	case 3:
-		b.WriteString(rapid.SampledFrom([]string{"true", "false", "null"}).Draw(t, "literal"))
+		b.WriteString(literalTexts[c.Intn(len(literalTexts), "literal")])
 	case 4:
-		b.WriteString(strconv.Itoa(rapid.IntRange(-1000, 1000).Draw(t, "int")))
+		b.WriteString(strconv.Itoa(c.Intn(2001, "int") - 1000))
 	case 5:
-		b.WriteString("[" + ws(t))
-		n := rapid.IntRange(0, 3).Draw(t, "items")
+		b.WriteString("[" + ws(c))
+		n := small(c, 4, "items")
 		for i := 0; i < n; i++ {
 			if i > 0 {
-				b.WriteString("," + ws(t))
+				b.WriteString("," + ws(c))
 			}
-			writeValue(t, b, depth+1)
+			writeValue(c, b, depth+1)
 		}
 		b.WriteString("]")
 	default:
-		writeObject(t, b, depth)
+		writeObject(c, b, depth)
 	}
 }
 
-// unicodeText is the rune pool of generated strings: ASCII with the
+// textRunes is the rune pool of generated strings: ASCII with the
 // characters that need escaping, CJK, emoji (4-byte, surrogate pairs when
-// escaped), combining marks; never noncharacters or surrogates.
-var unicodeText = []*unicode.RangeTable{
-	{R16: []unicode.Range16{{Lo: 0x20, Hi: 0x7e, Stride: 1}, {Lo: 0x0a, Hi: 0x0a, Stride: 1}}},
-	{R16: []unicode.Range16{{Lo: 0xe9, Hi: 0xe9, Stride: 1}, {Lo: 0x301, Hi: 0x301, Stride: 1}}},
-	{R16: []unicode.Range16{{Lo: 0x4e00, Hi: 0x4e2f, Stride: 1}}},
-	{R32: []unicode.Range32{{Lo: 0x1f600, Hi: 0x1f60f, Stride: 1}}},
+// escaped), combining marks; never noncharacters or surrogates. Each range
+// is drawn as often as the others.
+var textRunes = [][2]rune{{0x20, 0x7e}, {0x0a, 0x0a}, {0xe9, 0xe9}, {0x301, 0x301}, {0x4e00, 0x4e2f}, {0x1f600, 0x1f60f}}
+
+// text is a string of 0 to 16 runes, mostly short.
+func text(c gen.Chooser) string {
+	n := c.Intn(5, "text-len")
+	if c.Intn(4, "long-text") == 0 {
+		n = c.Intn(17, "long-text-len")
+	}
+	var b strings.Builder
+	for ; n > 0; n-- {
+		r := textRunes[c.Intn(len(textRunes), "rune-range")]
+		b.WriteRune(r[0] + rune(c.Intn(int(r[1]-r[0])+1, "rune")))
+	}
+	return b.String()
 }
 
 // quote writes s as a JSON string, escaping some runes as \uXXXX (pairs
 // above the BMP) and the rest as themselves or short escapes.
-func quote(t *rapid.T, s string) string {
+func quote(c gen.Chooser, s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
@@ -685,7 +759,7 @@ func quote(t *rapid.T, s string) string {
 			b.WriteString(`\` + string(r))
 		case r < 0x20:
 			fmt.Fprintf(&b, `\u%04x`, r)
-		case rapid.IntRange(0, 5).Draw(t, "escape") == 0:
+		case c.Intn(6, "escape") == 0:
 			if r > 0xFFFF {
 				r -= 0x10000
 				fmt.Fprintf(&b, `\u%04X\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))

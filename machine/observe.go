@@ -41,7 +41,7 @@ func Observe(chk *check.Checker, seed uint64, runs int, see func(sealgate.Config
 				see(seen.Config, seen.Events)
 			}
 		}()
-		run(chk, nil, &seen, true)(t)
+		run(chk, nil, &seen, atEnd)(t)
 	})
 	if rec.Failed() {
 		return errors.New(rapidFailure(rec.Out.String()))

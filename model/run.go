@@ -63,14 +63,58 @@ type runner struct {
 // (released or reconciled), in decision order, repeats kept: the keys an
 // ack can name. Generators and the reducer ask it for keys worth acking.
 func LedgerKeys(cfg sealgate.Config, events []sealgate.Event) []string {
-	var keys []string
-	for _, d := range Run(cfg, events) {
+	return appendLedgerKeys(nil, Run(cfg, events))
+}
+
+// appendLedgerKeys appends the keys of ds's releases and reconciles.
+func appendLedgerKeys(keys []string, ds []sealgate.Decision) []string {
+	for _, d := range ds {
 		if d.Kind == sealgate.Release || d.Kind == sealgate.Reconcile {
 			keys = append(keys, d.Key)
 		}
 	}
 	return keys
 }
+
+// Stepper is Run one event at a time, for a generator that asks after each
+// event what the model has decided so far: the ledger keys worth acking,
+// without running the whole stream again at every step. After events e1..en
+// its decisions are Run's on those events (the model decides online).
+type Stepper struct {
+	r       *runner
+	refusal []sealgate.Decision
+	keys    []string
+}
+
+// NewStepper starts a run of cfg with no events.
+func NewStepper(cfg sealgate.Config) *Stepper {
+	r, refusal := newRunner(cfg)
+	return &Stepper{r: r, refusal: refusal}
+}
+
+// Feed decides the next event.
+func (s *Stepper) Feed(e sealgate.Event) {
+	if s.r == nil {
+		return
+	}
+	n := len(s.r.out)
+	s.r.at++
+	s.r.event(e)
+	s.keys = appendLedgerKeys(s.keys, s.r.out[n:])
+}
+
+// Decisions are the decisions so far: Run's on the events fed (for a
+// refused configuration, its one Refused decision).
+func (s *Stepper) Decisions() []sealgate.Decision {
+	if s.r == nil {
+		return s.refusal
+	}
+	return s.r.out
+}
+
+// LedgerKeys are LedgerKeys of the events fed so far. The slice is the
+// stepper's own: it grows as events are fed.
+func (s *Stepper) LedgerKeys() []string { return s.keys }
 
 // Run returns the decisions for cfg and events (SPEC sections 2-8). A
 // configuration that breaks SPEC section 4 gives exactly one Refused
@@ -110,8 +154,8 @@ func newRunner(cfg sealgate.Config) (*runner, []sealgate.Decision) {
 }
 
 func (r *runner) feed(events []sealgate.Event) {
-	for i, e := range events {
-		r.at = i + 1
+	for _, e := range events {
+		r.at++
 		r.event(e)
 	}
 }
