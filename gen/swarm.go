@@ -95,10 +95,6 @@ type ToolSpec struct {
 	Members []member
 	Secrets [][]string // secret paths, as member names
 	Allow   *sealgate.Allow
-	// IdemFields are the fields of the tool's idem fields: key (none for
-	// another mode), so documents can hold them (a key of nulls tells
-	// little).
-	IdemFields []string
 
 	secretDecls []string // the secret declarations the paths come from, as drawn
 	schema      string   // the schema text, one of the tool's variants
@@ -149,9 +145,8 @@ func DrawSwarm(c Chooser) *Swarm {
 	for i := 0; i < n; i++ {
 		ts := drawTool(c, i)
 		drawSecretGroup(c, &ts)
-		tl := ts.tool(c) // also notes the idem fields in ts
 		sw.Tools = append(sw.Tools, ts)
-		cfg.Tools = append(cfg.Tools, tl)
+		cfg.Tools = append(cfg.Tools, ts.tool(c))
 	}
 	switch c.Intn(3, "policy") {
 	case 1:
@@ -401,7 +396,6 @@ func (ts *ToolSpec) tool(c Chooser) sealgate.Tool {
 			}
 		}
 	}
-	ts.IdemFields = t.Idem.Fields
 	return t
 }
 
@@ -410,6 +404,17 @@ func (sw *Swarm) spec(tool string) *ToolSpec {
 	for i := range sw.Tools {
 		if sw.Tools[i].Name == tool {
 			return &sw.Tools[i]
+		}
+	}
+	return nil
+}
+
+// idemFields are the fields of tool's fields: key in the swarm's
+// configuration (none for another mode or an undeclared tool).
+func (sw *Swarm) idemFields(tool string) []string {
+	for _, t := range sw.Config.Tools {
+		if t.Name == tool {
+			return t.Idem.Fields
 		}
 	}
 	return nil
@@ -510,7 +515,7 @@ func (sw *Swarm) tree(c Chooser, w *writer, tool string) *object {
 	}
 	// The fields of a fields: key, mostly present: a key over absent
 	// fields is a key of nulls, the same however the names are spelled.
-	for _, f := range ts.IdemFields {
+	for _, f := range sw.idemFields(tool) {
 		if f == "missing" || o.has(f) || c.Intn(4, "idem-field-absent") == 0 {
 			continue
 		}
@@ -823,12 +828,12 @@ func respell(c Chooser, n string, mayLong bool) (out string, long bool) {
 	}
 	exp := strings.IndexAny(n, "eE")
 	k := c.Intn(6, "respell")
-	if k >= 3 && mayLong { // half the numbers: past 800 digits is where ParseFloat goes wrong
-		if l, ok := longMantissa(c, n); ok {
-			return l, true
+	if k >= 3 { // half the numbers: past 800 digits is where ParseFloat goes wrong
+		if mayLong {
+			if l, ok := longMantissa(c, n); ok {
+				return l, true
+			}
 		}
-	}
-	if k >= 3 {
 		k = 0
 	}
 	switch {

@@ -172,12 +172,9 @@ func TestSwarmNewShapes(t *testing.T) {
 	got := map[string]int{}
 	for seed := uint64(0); seed < 300; seed++ {
 		sw := gen.DrawSwarm(&gen.MixChooser{State: seed})
-		for i, tl := range sw.Config.Tools {
+		for _, tl := range sw.Config.Tools {
 			if strings.Contains(tl.Schema, `"$ref":"#/$defs/`) && strings.Contains(tl.Schema, `"$defs":{`) {
 				got["$ref"]++
-			}
-			if len(sw.Tools[i].IdemFields) != len(tl.Idem.Fields) {
-				t.Fatalf("seed %d: ToolSpec knows idem fields %q, the configuration says %q", seed, sw.Tools[i].IdemFields, tl.Idem.Fields)
 			}
 		}
 		c := &gen.MixChooser{State: seed + 5}
@@ -192,7 +189,7 @@ func TestSwarmNewShapes(t *testing.T) {
 		}
 		for _, tl := range sw.Config.Tools {
 			var v map[string]any
-			if decodeObject(sw.Doc(c, tl.Name), &v) != nil {
+			if decodeNumbers(sw.Doc(c, tl.Name), &v) != nil {
 				continue
 			}
 			for _, f := range tl.Idem.Fields {
@@ -210,14 +207,8 @@ func TestSwarmNewShapes(t *testing.T) {
 	}
 }
 
-func decodeObject(b []byte, v *map[string]any) error {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	return d.Decode(v)
-}
-
-// decodeNumbers decodes a JSON text keeping numbers as their text.
-func decodeNumbers(b []byte, v *any) error {
+// decodeNumbers decodes a JSON text into v keeping numbers as their text.
+func decodeNumbers(b []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	return d.Decode(v)

@@ -44,9 +44,8 @@ type machine struct {
 	chk      *check.Checker
 	failed   *Failure // where the last failing stream is kept, if not nil
 	seen     *Failure // where the stream is kept at each check, if not nil
-	atEnd    bool     // check once, when the run is over, not after every step
+	mode     mode     // when the run is checked, and whether it keeps to its budget
 	done     int      // events of the steps completed so far
-	budgeted bool     // the run stops at its budget (Fuzz, Replay)
 	budget   int      // the run's length in events (runBudgets)
 	cfg      sealgate.Config
 	sw       *gen.Swarm // the run's generated features; nil: the fixed configurations
@@ -209,6 +208,19 @@ func (m *machine) chunk(t *rapid.T, c *call) {
 	c.sent += n
 }
 
+// sendRest sends the rest of a call's document, in fragments.
+func (m *machine) sendRest(t *rapid.T, c *call) {
+	for c.sent < len(c.doc) {
+		m.chunk(t, c)
+	}
+}
+
+// finish sends the rest of a call of attempt a, then its end.
+func (m *machine) finish(t *rapid.T, a *attempt, c *call) {
+	m.sendRest(t, c)
+	m.emit(t, a, sealgate.EndEvent(a.id, c.item))
+}
+
 func drawStatus(t *rapid.T) sealgate.Status {
 	return rapid.SampledFrom([]sealgate.Status{sealgate.Complete, sealgate.Complete, sealgate.Complete,
 		sealgate.Disconnected, sealgate.Disconnected, sealgate.Truncated, sealgate.Failed, sealgate.Cancelled}).Draw(t, "status")
@@ -349,9 +361,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 			if c == nil {
 				t.Skip("no call")
 			}
-			for c.sent < len(c.doc) {
-				m.chunk(t, c)
-			}
+			m.sendRest(t, c)
 		},
 		"end": func(t *rapid.T) {
 			c := m.pickCall(t)
@@ -473,11 +483,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 				// The regeneration comes after an early tool's call ended
 				// (per-call): released at its end, it is compensated by
 				// the superseding open (SPEC section 6).
-				c := rapid.SampledFrom(early).Draw(t, "ended-first")
-				for c.sent < len(c.doc) {
-					m.chunk(t, c)
-				}
-				m.emit(t, old, sealgate.EndEvent(old.id, c.item))
+				m.finish(t, old, rapid.SampledFrom(early).Draw(t, "ended-first"))
 			}
 			a := m.open(t, old.turn)
 			var cs []*call
@@ -491,7 +497,7 @@ func (m *machine) actions() map[string]func(*rapid.T) {
 		"noop": func(t *rapid.T) {},
 		"": func(t *rapid.T) {
 			m.done = len(m.events)
-			if !m.atEnd {
+			if m.mode == eachStep {
 				m.check(t, m.events)
 			}
 		},
@@ -598,10 +604,10 @@ const (
 // the stream each check starts on.
 func run(chk *check.Checker, failed, seen *Failure, md mode) func(*rapid.T) {
 	return func(t *rapid.T) {
-		m := &machine{chk: chk, failed: failed, seen: seen, atEnd: md != eachStep, budgeted: md == fuzzed}
+		m := &machine{chk: chk, failed: failed, seen: seen, mode: md}
 		m.cfg, m.sw = drawRunConfig(t)
 		defer noActionIsInvalid(t)
-		if m.atEnd {
+		if md != eachStep {
 			defer m.checkAtEnd(t)
 		}
 		t.Repeat(m.swarmActions(t, m.actions()))

@@ -98,13 +98,13 @@ func (m *machine) swarmActions(t *rapid.T, acts map[string]func(*rapid.T)) map[s
 				key = n + " " + strconv.Itoa(k+1)
 			}
 			out[key] = acts[n]
-			if n != "" && m.budgeted {
+			if n != "" && m.mode == fuzzed {
 				out[key] = m.withinBudget(acts[n])
 			}
 		}
 	}
 	m.swarm = "actions " + strings.Join(weights, " ")
-	if m.budgeted && m.budget < 1<<30 {
+	if m.mode == fuzzed && m.budget < 1<<30 {
 		m.swarm = "events-budget " + strconv.Itoa(m.budget) + "; " + m.swarm
 	}
 	if m.sw != nil {
@@ -253,10 +253,7 @@ func (m *machine) budgetRetry(t *rapid.T) {
 			// compensated when the new open supersedes its attempt (SPEC
 			// section 6). Other calls stay partial: a call sent whole
 			// under a small call-bytes is too-large in both attempts.
-			for c.sent < len(c.doc) {
-				m.chunk(t, c)
-			}
-			m.emit(t, a, sealgate.EndEvent(a.id, c.item))
+			m.finish(t, a, c)
 			continue
 		}
 		for k := rapid.IntRange(0, 2).Draw(t, "partial"); k > 0 && c.sent < len(c.doc); k-- {
