@@ -8,12 +8,12 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/fuzzing"
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/fuzztarget"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
-	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/scn"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // Native go fuzz targets. Each is seeded from corpus/ (and JSONTestSuite,
@@ -67,19 +67,19 @@ func gateVsModelSeeds(tb testing.TB) [][]any {
 }
 
 // FuzzGateVsModel runs every check on scenarios read from its input in one
-// of three ways (fuzzing.GateVsModel): .scn text, bytes that drive gofuzz,
+// of three ways (fuzztarget.GateVsModel): .scn text, bytes that drive gofuzz,
 // or a rapid bitstream that drives one run of the state machine
 // (machine.Fuzz, through rapid.MakeFuzz), so that every mutation of such
 // an input is a coherent stream.
 func FuzzGateVsModel(f *testing.F) {
 	chk := faultyChecker(f)
 	if fuzzkit.GoFuzzWorker() {
-		chk = fuzzing.ForFuzzing(chk)
+		chk = fuzztarget.ForFuzzing(chk)
 	}
 	fuzzkit.AddSeeds(f, gateVsModelSeeds(f))
 	machineRun := rapid.MakeFuzz(machine.Fuzz(chk))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzing.GateVsModel(t, chk, func(_ fuzzkit.TB, bits []byte) { machineRun(t, bits) }, data)
+		fuzztarget.GateVsModel(t, chk, func(_ fuzzkit.TB, bits []byte) { machineRun(t, bits) }, data)
 	})
 }
 
@@ -100,7 +100,7 @@ func strictJSONSeeds() [][]any {
 
 func FuzzStrictJSON(f *testing.F) {
 	fuzzkit.AddSeeds(f, strictJSONSeeds())
-	f.Fuzz(func(t *testing.T, doc []byte, depth uint8) { fuzzing.StrictJSON(t, doc, depth) })
+	f.Fuzz(func(t *testing.T, doc []byte, depth uint8) { fuzztarget.StrictJSON(t, doc, depth) })
 }
 
 func chunkingSeeds() [][]any {
@@ -112,10 +112,10 @@ func chunkingSeeds() [][]any {
 }
 
 // FuzzChunking streams one document as one call, cut where the fuzzer
-// says (fuzzing.Chunking).
+// says (fuzztarget.Chunking).
 func FuzzChunking(f *testing.F) {
 	fuzzkit.AddSeeds(f, chunkingSeeds())
-	f.Fuzz(func(t *testing.T, doc, cuts []byte, tool uint8) { fuzzing.Chunking(t, doc, cuts, tool) })
+	f.Fuzz(func(t *testing.T, doc, cuts []byte, tool uint8) { fuzztarget.Chunking(t, doc, cuts, tool) })
 }
 
 func scenarioTextSeeds(tb testing.TB) [][]any {
@@ -130,7 +130,7 @@ func scenarioTextSeeds(tb testing.TB) [][]any {
 
 func FuzzScenarioText(f *testing.F) {
 	fuzzkit.AddSeeds(f, scenarioTextSeeds(f))
-	f.Fuzz(func(t *testing.T, src []byte) { fuzzing.ScenarioText(t, src) })
+	f.Fuzz(func(t *testing.T, src []byte) { fuzztarget.ScenarioText(t, src) })
 }
 
 // TestWriteSeedCorpus writes the seeds of this package's targets for
@@ -141,6 +141,6 @@ func TestWriteSeedCorpus(t *testing.T) {
 		"FuzzStrictJSON":   strictJSONSeeds(),
 		"FuzzChunking":     chunkingSeeds(),
 		"FuzzScenarioText": scenarioTextSeeds(t),
-		"FuzzPreview":      fuzzing.PreviewSeeds(),
+		"FuzzPreview":      fuzztarget.PreviewSeeds(),
 	})
 }

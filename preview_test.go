@@ -11,7 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sealgate/sealgate"
-	"github.com/sealgate/sealgate/fuzzing"
+	"github.com/sealgate/sealgate/internal/fuzztarget"
 	"github.com/sealgate/sealgate/gate"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/model"
@@ -27,22 +27,22 @@ import (
 const secretMarks = "QZ§79"
 
 func previewConfig(depth, previewBytes int) sealgate.Config {
-	return fuzzing.PreviewConfig(depth, previewBytes)
+	return fuzztarget.PreviewConfig(depth, previewBytes)
 }
 
-func previewPaths(tb interface{ Fatal(...any) }) [][]string { return fuzzing.PreviewPaths(tb) }
+func previewPaths(tb interface{ Fatal(...any) }) [][]string { return fuzztarget.PreviewPaths(tb) }
 
-// The stream runner of these tests is FuzzPreview's, in package fuzzing.
+// The stream runner of these tests is FuzzPreview's, in package fuzztarget.
 
 // failer is what rapid.T and testing.T share for these checks.
 type failer = fuzzkit.TB
 
-type previewRun = fuzzing.PreviewRun
+type previewRun = fuzztarget.PreviewRun
 
 var (
-	runPreview   = fuzzing.RunPreview
-	runPreviewOn = fuzzing.RunPreviewOn
-	bytewiseCuts = fuzzing.BytewiseCuts
+	runPreview   = fuzztarget.RunPreview
+	runPreviewOn = fuzztarget.RunPreviewOn
+	bytewiseCuts = fuzztarget.BytewiseCuts
 )
 
 // --- generators ---
@@ -436,10 +436,10 @@ func TestPreviewStopsAtViolation(t *testing.T) {
 }
 
 // FuzzPreview: any bytes, chunking, depth and preview-bytes: gate == model
-// at every peek point, and the stream rebuilds every peek (fuzzing.Preview).
+// at every peek point, and the stream rebuilds every peek (fuzztarget.Preview).
 func FuzzPreview(f *testing.F) {
-	fuzzkit.AddSeeds(f, fuzzing.PreviewSeeds())
+	fuzzkit.AddSeeds(f, fuzztarget.PreviewSeeds())
 	f.Fuzz(func(t *testing.T, x []byte, cutBits uint64, depth uint8, capb uint16) {
-		fuzzing.Preview(t, x, cutBits, depth, capb)
+		fuzztarget.Preview(t, x, cutBits, depth, capb)
 	})
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/gate"
-	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/model"
 )
 

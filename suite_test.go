@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/internal/faults"
-	"github.com/sealgate/sealgate/machine"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
+	"github.com/sealgate/sealgate/internal/machine"
+	"github.com/sealgate/sealgate/internal/reduce"
 )
 
 // TestRapidCatchesReleaseAtEnd plants the bug "release at end under

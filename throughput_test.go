@@ -17,11 +17,11 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/fuzzing"
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/fuzztarget"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
-	"github.com/sealgate/sealgate/machine"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/machine"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // throughputEnv turns TestThroughput on: the number of generated inputs
@@ -34,7 +34,7 @@ const throughputEnv = "SEALGATE_THROUGHPUT"
 // plus N generated inputs (seeded, so every run sees the same bytes), run
 // through the same bodies as go test -fuzz (the machine reading through
 // rapid.MakeFuzz, as go test runs it) with a go fuzz worker's checker (the
-// costliest checks sampled, fuzzing.ForFuzzing; all of them with
+// costliest checks sampled, fuzztarget.ForFuzzing; all of them with
 // SEALGATE_CHECKS=full), without go fuzz's coverage instrumentation. Then it splits one exec's checking time into check.All's
 // steps (gate, model, the determinism rerun, the invariants, I6 byte by
 // byte and at random cuts, I5), timed by this thread's CPU clock over the
@@ -43,11 +43,11 @@ const throughputEnv = "SEALGATE_THROUGHPUT"
 func TestThroughput(t *testing.T) {
 	n := throughputInputs(t)
 	// The checker of a go fuzz worker: the costliest checks sampled
-	// (fuzzing.ForFuzzing), or all of them with SEALGATE_CHECKS=full.
-	chk := fuzzing.ForFuzzing(check.Default)
+	// (fuzztarget.ForFuzzing), or all of them with SEALGATE_CHECKS=full.
+	chk := fuzztarget.ForFuzzing(check.Default)
 	machineRun := rapid.MakeFuzz(machine.Fuzz(chk))
 	runGVM := func(t *testing.T, in []byte) {
-		fuzzing.GateVsModel(t, chk, func(_ fuzzkit.TB, bits []byte) { machineRun(t, bits) }, in)
+		fuzztarget.GateVsModel(t, chk, func(_ fuzzkit.TB, bits []byte) { machineRun(t, bits) }, in)
 	}
 	var report strings.Builder
 	fmt.Fprintf(&report, "\nchecks: %s\n", map[bool]string{true: "all", false: fmt.Sprintf("sampled (determinism and I6 on one scenario in %d)", chk.Sample)}[chk.Sample <= 1])
@@ -66,7 +66,7 @@ func TestThroughput(t *testing.T) {
 	chunks := chunkingSet(n)
 	rate := measure(t, "FuzzChunking", chunks, func(t *testing.T, in []byte) {
 		args, _, _ := fuzzkit.Decode(in, []byte(nil), []byte(nil), uint8(0))
-		fuzzing.Chunking(t, args[0].([]byte), args[1].([]byte), args[2].(uint8))
+		fuzztarget.Chunking(t, args[0].([]byte), args[1].([]byte), args[2].(uint8))
 	})
 	var scenarios []scenario
 	for _, in := range chunks {
@@ -189,13 +189,13 @@ type scenario struct {
 func decode(chk *check.Checker, in []byte) (scenario, bool) {
 	if gen.ReadingOf(in) == gen.Machine {
 		f, err := machine.Replay(chk, in[1:])
-		if err != nil || len(in) > fuzzing.MaxMachineBytes {
+		if err != nil || len(in) > fuzztarget.MaxMachineBytes {
 			return scenario{}, false
 		}
 		return scenario{f.Config, f.Events}, true
 	}
 	cfg, evs, ok := gen.Input(in)
-	return scenario{cfg, evs}, ok && len(evs) <= fuzzing.MaxEvents
+	return scenario{cfg, evs}, ok && len(evs) <= fuzztarget.MaxEvents
 }
 
 // splitChecks runs check.All's steps one by one over the scenarios, in
@@ -267,7 +267,7 @@ func threadCPU() time.Duration {
 }
 
 // TestSamplingZoo measures what sampling the costliest checks
-// (fuzzing.FuzzSample) loses: for every zoo bug, on the text and gofuzz
+// (fuzztarget.FuzzSample) loses: for every zoo bug, on the text and gofuzz
 // sets of TestThroughput (seeds plus N generated inputs each), how many
 // scenarios fail every check and how many fail the sampled checker, and
 // which check fails first at full fidelity. A measurement, not a check: it
@@ -283,10 +283,10 @@ func TestSamplingZoo(t *testing.T) {
 		}
 	}
 	var report strings.Builder
-	fmt.Fprintf(&report, "\n%d scenarios; sampled: determinism and I6 on one in %d\n\n| bug | fail, all checks | fail, sampled | first failing check (all checks) |\n|---|---|---|---|\n", len(scenarios), fuzzing.FuzzSample)
+	fmt.Fprintf(&report, "\n%d scenarios; sampled: determinism and I6 on one in %d\n\n| bug | fail, all checks | fail, sampled | first failing check (all checks) |\n|---|---|---|---|\n", len(scenarios), fuzztarget.FuzzSample)
 	for _, b := range zoo.All {
 		full := b.Checker()
-		sampled := full.Sampled(fuzzing.FuzzSample)
+		sampled := full.Sampled(fuzztarget.FuzzSample)
 		first := map[string]int{}
 		nFull, nSampled := 0, 0
 		for _, s := range scenarios {

@@ -21,15 +21,15 @@ go install github.com/AdamKorcz/go-118-fuzz-build@$FUZZ_BUILD_VERSION
 go get github.com/AdamKorcz/go-118-fuzz-build/testing@$FUZZ_BUILD_VERSION
 
 M=github.com/sealgate/sealgate
-compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzGateVsModel FuzzGateVsModel
-compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzStrictJSON FuzzStrictJSON
-compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzChunking FuzzChunking
-compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzScenarioText FuzzScenarioText
-compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzPreview FuzzPreview
-compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireOpenAIResponses FuzzWireOpenAIResponses
-compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireOpenAIChat FuzzWireOpenAIChat
-compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireAnthropic FuzzWireAnthropic
-compile_native_go_fuzzer $M/fuzzing/libfuzzer FuzzWireGemini FuzzWireGemini
+compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzGateVsModel FuzzGateVsModel
+compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzStrictJSON FuzzStrictJSON
+compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzChunking FuzzChunking
+compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzScenarioText FuzzScenarioText
+compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzPreview FuzzPreview
+compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzWireOpenAIResponses FuzzWireOpenAIResponses
+compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzWireOpenAIChat FuzzWireOpenAIChat
+compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzWireAnthropic FuzzWireAnthropic
+compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzWireGemini FuzzWireGemini
 # Harnesses that test unexported code sit in their package, under another
 # name than the go test target beside them.
 compile_native_go_fuzzer $M/gate FuzzSealTextLibFuzzer FuzzSealText

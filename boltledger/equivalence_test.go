@@ -17,8 +17,8 @@ import (
 	"github.com/sealgate/sealgate/boltledger"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/gate"
-	"github.com/sealgate/sealgate/machine"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/machine"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
 )
 

@@ -2,7 +2,7 @@ package check
 
 import (
 	"github.com/sealgate/sealgate"
-	"github.com/sealgate/sealgate/internal/faults"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
 
 // WithFaults checks the real gate with deliberate bugs switched on; the

@@ -97,7 +97,7 @@ type Checker struct {
 	// on one scenario in Sample, picked by a hash of the events, so an
 	// input always gets the same checks and a crash reproduces; gate ==
 	// model (I12), the invariants and I5 run on every scenario. Zero or
-	// one checks everything. Only fuzz bodies set it (fuzzing.ForFuzzing),
+	// one checks everything. Only fuzz bodies set it (fuzztarget.ForFuzzing),
 	// and never with SEALGATE_CHECKS=full.
 	Sample int
 }

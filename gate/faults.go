@@ -10,7 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/sealgate/sealgate"
-	"github.com/sealgate/sealgate/internal/faults"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
 
 // The suite proves its power by switching deliberate bugs on in this very

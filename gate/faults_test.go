@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate"
-	"github.com/sealgate/sealgate/internal/faults"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
 
 // The deliberate bugs of internal/faults must be what the zoo and the power

@@ -14,7 +14,7 @@ import (
 // The body of this package's fuzz target, in plain code so that both
 // go test -fuzz (sealtext_test.go) and the libFuzzer harness
 // (libfuzzer_test.go, built with the gofuzz tag) run it: it tests
-// unexported code, so it cannot live in package fuzzing. Nothing here is
+// unexported code, so it cannot live in package fuzztarget. Nothing here is
 // reachable from the gate's API; the linker leaves it out of programs.
 
 var sealTextExecs = fuzzkit.NewCounter("FuzzSealText")

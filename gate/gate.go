@@ -45,7 +45,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/gate/internal/partial"
-	"github.com/sealgate/sealgate/internal/faults"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
 
 type attemptState uint8

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate"
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/model"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/stdiogate"
 )
 

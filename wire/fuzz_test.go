@@ -3,13 +3,13 @@ package wire_test
 import (
 	"testing"
 
-	"github.com/sealgate/sealgate/fuzzing"
+	"github.com/sealgate/sealgate/internal/fuzztarget"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/wire"
 )
 
 // The decoders' fuzz targets: arbitrary bytes to one decoder, in both
-// framings (fuzzing.WireDecode, which the libFuzzer harnesses call too).
+// framings (fuzztarget.WireDecode, which the libFuzzer harnesses call too).
 
 func decodeSeeds(p wire.Protocol) [][]any {
 	var out [][]any
@@ -21,7 +21,7 @@ func decodeSeeds(p wire.Protocol) [][]any {
 
 func fuzzDecode(f *testing.F, p wire.Protocol) {
 	fuzzkit.AddSeeds(f, decodeSeeds(p))
-	f.Fuzz(func(t *testing.T, data []byte, jsonl bool) { fuzzing.WireDecode(t, p, data, jsonl) })
+	f.Fuzz(func(t *testing.T, data []byte, jsonl bool) { fuzztarget.WireDecode(t, p, data, jsonl) })
 }
 
 func FuzzWireOpenAIResponses(f *testing.F) { fuzzDecode(f, wire.OpenAIResponses) }

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzSeeds is fuzzSeeds for the fuzz targets in the external test package
-// (fuzz_test.go), whose body is in package fuzzing.
+// (fuzz_test.go), whose body is in package fuzztarget.
 var FuzzSeeds = fuzzSeeds
 
 // fuzzSeeds: the captures when present, and encodings of random sequences.

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sealgate/sealgate/scn"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // These tests build instrumented binaries with `go test -c -fuzz`, so they

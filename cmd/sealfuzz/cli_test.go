@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // TestSubcommandHelp: every command's -h exits 0 and lists each of its

@@ -11,10 +11,10 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/coverage"
-	"github.com/sealgate/sealgate/fuzzing"
-	"github.com/sealgate/sealgate/gen"
-	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/internal/coverage"
+	"github.com/sealgate/sealgate/internal/fuzztarget"
+	"github.com/sealgate/sealgate/internal/gen"
+	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/model"
 	"github.com/sealgate/sealgate/scn"
 )
@@ -110,7 +110,7 @@ func measureCoverage(b coverageBudget) ([]*coverage.Tally, error) {
 	for i := 0; i < b.gofuzz; i++ {
 		data := gofuzzInput(r)
 		cfg, evs, ok := gen.Input(data)
-		if !ok || len(evs) > fuzzing.MaxEvents {
+		if !ok || len(evs) > fuzztarget.MaxEvents {
 			continue // the fuzz body skips these too
 		}
 		see(cfg, evs)

@@ -7,9 +7,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/sealgate/sealgate/exhaust"
-	"github.com/sealgate/sealgate/reduce"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/exhaust"
+	"github.com/sealgate/sealgate/internal/reduce"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // defaultExhaustEvents is the bound of `sealfuzz exhaust`, chosen so that

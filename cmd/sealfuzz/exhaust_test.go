@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // TestExhaustCommand: the real gate passes a short bound with the

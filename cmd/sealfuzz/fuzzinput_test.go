@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
-	"github.com/sealgate/sealgate/reduce"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/reduce"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // TestMachineInputReduces: a failing input of FuzzGateVsModel's machine

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/gen"
-	"github.com/sealgate/sealgate/machine"
-	"github.com/sealgate/sealgate/peers"
+	"github.com/sealgate/sealgate/internal/gen"
+	"github.com/sealgate/sealgate/internal/machine"
+	"github.com/sealgate/sealgate/internal/peers"
 	"github.com/sealgate/sealgate/scn"
 )
 

@@ -16,8 +16,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/sealgate/sealgate/peers"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/peers"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
 )
 

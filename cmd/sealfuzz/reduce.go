@@ -12,12 +12,12 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/fuzzing"
-	"github.com/sealgate/sealgate/gen"
-	"github.com/sealgate/sealgate/machine"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/fuzztarget"
+	"github.com/sealgate/sealgate/internal/gen"
+	"github.com/sealgate/sealgate/internal/machine"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // libFuzzerRE matches the name of an input libFuzzer wrote (a crash, a
@@ -41,7 +41,7 @@ func loadFailure(path, libTarget string, chk *check.Checker) (sealgate.Config, [
 		}
 	}
 	if libTarget != "" {
-		args, err := fuzzing.LibFuzzerArgs(libTarget, src)
+		args, err := fuzztarget.LibFuzzerArgs(libTarget, src)
 		if err != nil {
 			return sealgate.Config{}, nil, fmt.Errorf("%s: %v", path, err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/scn"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 func replayMain(args []string, stdout, stderr io.Writer) int {

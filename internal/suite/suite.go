@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/gen"
-	"github.com/sealgate/sealgate/machine"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/gen"
+	"github.com/sealgate/sealgate/internal/machine"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
 )
 

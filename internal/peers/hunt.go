@@ -9,7 +9,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/wire"
 )
 

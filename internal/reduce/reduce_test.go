@@ -7,8 +7,8 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/internal/faults"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sealgate/sealgate/coverage"
+	"github.com/sealgate/sealgate/internal/coverage"
 )
 
 func set(names ...string) coverage.Set {
@@ -116,7 +116,7 @@ func normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 // TestUnreachableQuotesAreSpecText: every row of the unreachable table
 // quotes docs/SPEC.md exactly, names real features, and says why.
 func TestUnreachableQuotesAreSpecText(t *testing.T) {
-	src, err := os.ReadFile("../docs/SPEC.md")
+	src, err := os.ReadFile("../../docs/SPEC.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package fuzzing
+package fuzztarget
 
 import (
 	"fmt"
@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // shimT fails as the libFuzzer shim's T does: Errorf and Fatalf panic.

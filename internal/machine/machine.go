@@ -16,9 +16,9 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/model"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/reduce"
 )
 
 // The rapid state machine: actions append events to a growing stream, and

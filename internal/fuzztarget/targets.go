@@ -1,4 +1,4 @@
-// Package fuzzing holds the bodies of the root fuzz targets as plain code,
+// Package fuzztarget holds the bodies of the root fuzz targets as plain code,
 // so that two engines run the same body: go test -fuzz, through the
 // targets in the root package's fuzz_test.go (which add the seeds), and
 // libFuzzer, through the harnesses in fuzzing/libfuzzer that
@@ -11,7 +11,7 @@
 // bodies in their own packages (fuzzbody.go): they test unexported code,
 // and their packages' own tests could not import this package (it imports
 // them).
-package fuzzing
+package fuzztarget
 
 import (
 	"bytes"
@@ -22,13 +22,13 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/gate"
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
-	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/model"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // The counters of the root targets' bodies, named as go test names the

@@ -3,8 +3,8 @@ package coverage_test
 import (
 	"testing"
 
-	"github.com/sealgate/sealgate/coverage"
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/coverage"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/model"
 )
 

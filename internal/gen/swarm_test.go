@@ -11,7 +11,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/gate"
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/model"
 	"github.com/sealgate/sealgate/scn"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate"
-	"github.com/sealgate/sealgate/coverage"
+	"github.com/sealgate/sealgate/internal/coverage"
 	"github.com/sealgate/sealgate/model"
 	"github.com/sealgate/sealgate/scn"
 )

@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/internal/faults"
-	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
+	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/scn"
-	"github.com/sealgate/sealgate/zoo"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // TestZooCaughtByRapid: with a fixed seed, the state machine finds every
@@ -36,7 +36,7 @@ func TestZooCaughtByRapid(t *testing.T) {
 
 // TestZooCaughtByCorpus: replaying the corpus catches every bug marked so.
 func TestZooCaughtByCorpus(t *testing.T) {
-	files, err := scn.Files(filepath.Join("..", "corpus"))
+	files, err := scn.Files(filepath.Join("..", "..", "corpus"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestZooDeterministicKill(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			switch b.Kill.Layer {
 			case zoo.LayerCorpus:
-				s, err := scn.ParseFile(filepath.Join("..", filepath.FromSlash(b.Kill.Where)))
+				s, err := scn.ParseFile(filepath.Join("..", "..", filepath.FromSlash(b.Kill.Where)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -128,7 +128,7 @@ func TestZooDeterministicKill(t *testing.T) {
 // TestZooDeterministicTable: docs/power/deterministic.md has a row for
 // every bug, naming the layer and place its Kill names.
 func TestZooDeterministicTable(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("..", "docs", "power", "deterministic.md"))
+	text, err := os.ReadFile(filepath.Join("..", "..", "docs", "power", "deterministic.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/model"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/reduce"
 )
 
 // Checker says why a sequence fails, or nil: check.All, or a zoo bug's

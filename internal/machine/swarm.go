@@ -9,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sealgate/sealgate"
-	"github.com/sealgate/sealgate/gen"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/model"
 )
 

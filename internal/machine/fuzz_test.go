@@ -10,8 +10,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/gen"
-	"github.com/sealgate/sealgate/internal/faults"
+	"github.com/sealgate/sealgate/internal/gen"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
 
 // TestReplayMatchesMakeFuzz: outside go test, Replay plays the same run of

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/internal/faults"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
 
 // Bug is one deliberately broken gate.

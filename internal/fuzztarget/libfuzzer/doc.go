@@ -7,5 +7,5 @@
 // under its directory and wants to find it in one. Each harness does
 // nothing before f.Fuzz (the shim runs the whole harness once per input:
 // seeds come from the seed corpus zips instead of f.Add) and hands its
-// input to the body in package fuzzing.
+// input to the body in package fuzztarget.
 package libfuzzer

@@ -5,7 +5,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/machine"
+	"github.com/sealgate/sealgate/internal/machine"
 )
 
 // TestObserveSeesEveryRunDeterministically: Observe hands over one stream

@@ -9,8 +9,8 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/gen"
-	"github.com/sealgate/sealgate/reduce"
+	"github.com/sealgate/sealgate/internal/gen"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/wire"
 )
@@ -103,7 +103,7 @@ func twoCalls() []sealgate.Event {
 // -wire), at the same events, and breaks nothing, for every corpus
 // scenario each protocol carries, with and without each fault.
 func TestControlIsReplayWire(t *testing.T) {
-	files, err := scn.Files(filepath.Join("..", "corpus"))
+	files, err := scn.Files(filepath.Join("..", "..", "corpus"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +327,7 @@ func TestEveryPeerHasItsVersion(t *testing.T) {
 
 // TestVersionsAreGoMod: the versions a test binary reports are go.mod's.
 func TestVersionsAreGoMod(t *testing.T) {
-	mod, err := os.ReadFile(filepath.Join("..", "go.mod"))
+	mod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
