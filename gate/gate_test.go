@@ -293,7 +293,6 @@ func TestAnomalies(t *testing.T) {
 }
 
 func TestReasons(t *testing.T) {
-	type call struct{ tool, args string }
 	one := func(tool, args string, status sealgate.Status) []sealgate.Event {
 		return []sealgate.Event{op("r1", "t1"), bg("r1", "0", "c", tool), dl("r1", "0", args), en("r1", "0"), cl("r1", status)}
 	}

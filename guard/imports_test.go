@@ -3,8 +3,6 @@ package guard_test
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -27,7 +25,7 @@ func sdkImports(t *testing.T, args ...string) []string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		t.Fatalf("the go command is needed to list imports: %v", err)
 	}
 	cmd := exec.Command(goTool, append([]string{"list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}"}, args...)...)
 	cmd.Dir = ".."

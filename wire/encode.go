@@ -122,7 +122,6 @@ type encAttempt struct {
 	calls map[string]*encCall
 	order []*encCall
 	n     int // SSE sequence
-	done  bool
 }
 
 type encCall struct {
@@ -237,7 +236,7 @@ func (e *cEnc) open(w *bytes.Buffer, a *encAttempt) error {
 
 func (e *cEnc) begin(w *bytes.Buffer, a *encAttempt, c *encCall) error {
 	if e.ending != nil {
-		return fmt.Errorf("Chat ends every call of a choice at once, at its finish_reason")
+		return fmt.Errorf("the Chat protocol ends every call of a choice at once, at its finish_reason")
 	}
 	ci, ti, ok := pair(c.item)
 	if !ok {
@@ -262,21 +261,21 @@ func (e *cEnc) delta(w *bytes.Buffer, a *encAttempt, c *encCall, b []byte) error
 // (choices ascending, calls in begin order), and then close complete.
 func (e *cEnc) end(w *bytes.Buffer, a *encAttempt, c *encCall, ev sealgate.Event) error {
 	if ev.HasFinal {
-		return fmt.Errorf("Chat carries no final arguments")
+		return fmt.Errorf("the Chat protocol carries no final arguments")
 	}
 	if e.ending == nil {
 		e.ending = append([]*encCall{}, a.order...)
 		sort.SliceStable(e.ending, func(i, j int) bool { return e.ending[i].choice < e.ending[j].choice })
 	}
 	if len(e.ending) == 0 || e.ending[0] != c {
-		return fmt.Errorf("Chat ends calls only all together, choices ascending and in begin order")
+		return fmt.Errorf("the Chat protocol ends calls only all together, choices ascending and in begin order")
 	}
 	e.ending = e.ending[1:]
 	return nil
 }
 
 func (e *cEnc) close(w *bytes.Buffer, a *encAttempt, st sealgate.Status) error {
-	if e.ending != nil && len(e.ending) > 0 || e.ending != nil && st != sealgate.Complete {
+	if len(e.ending) > 0 || e.ending != nil && st != sealgate.Complete {
 		return fmt.Errorf("the finish block must end every call and close complete")
 	}
 	if st == sealgate.Complete && e.ending == nil && len(a.order) > 0 {
@@ -343,7 +342,7 @@ func (e aEnc) delta(w *bytes.Buffer, a *encAttempt, c *encCall, b []byte) error 
 
 func (e aEnc) end(w *bytes.Buffer, a *encAttempt, c *encCall, ev sealgate.Event) error {
 	if ev.HasFinal {
-		return fmt.Errorf("Anthropic carries no final arguments")
+		return fmt.Errorf("the Anthropic protocol carries no final arguments")
 	}
 	if len(c.bytes) == 0 {
 		return fmt.Errorf("a tool_use that streamed no bytes takes its start input {} as its arguments")
@@ -392,7 +391,7 @@ func (e *gEnc) open(w *bytes.Buffer, a *encAttempt) error {
 
 func (e *gEnc) begin(w *bytes.Buffer, a *encAttempt, c *encCall) error {
 	if e.pending != nil {
-		return fmt.Errorf("Gemini calls come whole: begin, one fragment, end")
+		return fmt.Errorf("the Gemini protocol sends calls whole: begin, one fragment, end")
 	}
 	ci, n, ok := pair(c.item)
 	if !ok || n != e.cands[ci] {
@@ -406,7 +405,7 @@ func (e *gEnc) begin(w *bytes.Buffer, a *encAttempt, c *encCall) error {
 
 func (e *gEnc) delta(w *bytes.Buffer, a *encAttempt, c *encCall, b []byte) error {
 	if e.pending != c || e.hasArgs {
-		return fmt.Errorf("Gemini calls come whole: begin, one fragment, end")
+		return fmt.Errorf("the Gemini protocol sends calls whole: begin, one fragment, end")
 	}
 	if err := validate(b); err != nil || len(bytes.Trim(b, " \t\r\n")) != len(b) {
 		return fmt.Errorf("a Gemini call's fragment is its args, one JSON value with no surrounding space")
@@ -417,7 +416,7 @@ func (e *gEnc) delta(w *bytes.Buffer, a *encAttempt, c *encCall, b []byte) error
 
 func (e *gEnc) end(w *bytes.Buffer, a *encAttempt, c *encCall, ev sealgate.Event) error {
 	if e.pending != c || !e.hasArgs || ev.HasFinal {
-		return fmt.Errorf("Gemini calls come whole: begin, one fragment, end (no final)")
+		return fmt.Errorf("the Gemini protocol sends calls whole: begin, one fragment, end (no final)")
 	}
 	fc := `"name":` + quote(c.tool) + `,"args":` + string(e.args)
 	if c.call != "pos:"+c.item {
