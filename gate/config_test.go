@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/sealgate/sealgate"
 )
 
@@ -105,5 +107,38 @@ func TestNewAccepts(t *testing.T) {
 		Idem: sealgate.Idem{Mode: sealgate.IdemFields, Fields: []string{"a", "b"}}, Secrets: []string{"k", "/a/b~1c"}}}
 	if _, err := New(cfg, NewMemoryLedger()); err != nil {
 		t.Errorf("per-call early tool refused: %v", err)
+	}
+}
+
+// TestWalkSchemaRefuses: the last line of defence of compileSchema refuses a
+// compiled schema that reaches outside its own document or into another
+// draft, wherever the bad subschema sits. No schema text gets this far
+// today (schemaRules refuses first, and the library locates every
+// subschema in its document), so the schemas are built by hand.
+func TestWalkSchemaRefuses(t *testing.T) {
+	const root = "https://sealgate.invalid/tool/0.json#"
+	sub := func(loc string, draft int) *jsonschema.Schema {
+		return &jsonschema.Schema{Location: loc, DraftVersion: draft}
+	}
+	inside, inside2 := sub(root+"/$defs/a", 2020), sub(root+"/$defs/b", 2020)
+	outside := sub("https://json-schema.org/draft/2020-12/schema#", 2020)
+	older := sub(root+"/$defs/c", 2019)
+	cases := []struct {
+		name string
+		s    *jsonschema.Schema
+		bad  bool
+	}{
+		{"all inside", &jsonschema.Schema{Location: root, DraftVersion: 2020, AllOf: []*jsonschema.Schema{inside, inside2}, Ref: inside}, false},
+		{"ref outside", &jsonschema.Schema{Location: root, DraftVersion: 2020, Ref: outside}, true},
+		{"second of allOf outside", &jsonschema.Schema{Location: root, DraftVersion: 2020, AllOf: []*jsonschema.Schema{inside, outside}}, true},
+		{"first of anyOf older", &jsonschema.Schema{Location: root, DraftVersion: 2020, AnyOf: []*jsonschema.Schema{older, inside}}, true},
+		{"root older", &jsonschema.Schema{Location: root, DraftVersion: 2019}, true},
+		{"root outside", outside, true},
+	}
+	for _, c := range cases {
+		err := walkSchema(c.s, root, map[*jsonschema.Schema]bool{})
+		if (err != nil) != c.bad {
+			t.Errorf("%s: walkSchema = %v, want refused=%v", c.name, err, c.bad)
+		}
 	}
 }

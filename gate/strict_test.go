@@ -232,3 +232,73 @@ func TestOwnScanPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestValidJSONFirstViolationOffset: a noncharacter escape that ends exactly
+// where the grammar breaks off is still the first violation, and its
+// offset is the one reported.
+func TestValidJSONFirstViolationOffset(t *testing.T) {
+	for _, c := range []struct {
+		in  string
+		off int
+	}{
+		{`"\uFFFE`, 1},
+		{`["\uFDD0`, 2},
+		{`"\ud83f\udfff`, 1},
+		{`{"a":"\udbff\udffe`, 6},
+		{`"\uFFFE` + "\x01", 1},
+		{`"\ud83f\udffe` + "\x01", 1},
+		{`[0.5e400]`, 1},
+		{`{"a":[0.0,0e9,-0.7e309]}`, 14},
+	} {
+		r, err := ValidJSON([]byte(c.in), 8)
+		var se *StrictError
+		if r != sealgate.MalformedJSON || !errors.As(err, &se) || se.Offset != c.off {
+			t.Errorf("ValidJSON(%q) = %q, %v; want malformed-json at offset %d", c.in, r, err, c.off)
+		}
+	}
+}
+
+// TestValidJSONProblems: the error names the kind of grammar violation,
+// from a fixed list (never the argument bytes).
+func TestValidJSONProblems(t *testing.T) {
+	for _, c := range []struct{ in, problem string }{
+		{"[\"a\xff\"]", "invalid UTF-8"},
+		{`[1,]`, "invalid JSON syntax"},
+		{`{"a":1,"a":2}`, "duplicate member name"},
+		{`{"a":`, "unexpected end of text"},
+		{`{} {}`, "text after the value"},
+		{``, "no value"},
+	} {
+		_, err := ValidJSON([]byte(c.in), 8)
+		var se *StrictError
+		if !errors.As(err, &se) || se.Problem != c.problem {
+			t.Errorf("ValidJSON(%q): %v; want the problem %q", c.in, err, c.problem)
+		}
+	}
+}
+
+// TestStrictReadsOnlyTheText: the strict parse never reads past the end of
+// the text it is given, whatever the capacity behind it. Every prefix of a
+// text full of escapes, surrogate pairs and multi-byte runes, cut to a
+// slice with no room after it, is judged from its own bytes: ValidJSON
+// finds it unfinished (malformed-json), and ownScan, whose input may end
+// mid-escape or mid-rune (a grammatically valid prefix), finds nothing.
+func TestStrictReadsOnlyTheText(t *testing.T) {
+	doc := `{"a\u00e9":"x\ud83d\ude00\uFFFD\u0041é😀","\ud800\udc00":[1,"\uDBFF\uDFFD"]}`
+	for i := 0; i < len(doc); i++ {
+		b := []byte(doc[:i])
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("prefix %q: panic: %v", doc[:i], p)
+				}
+			}()
+			if r, _ := ValidJSON(b[:i:i], 8); r != sealgate.MalformedJSON {
+				t.Errorf("ValidJSON(%q) = %q, want malformed-json", doc[:i], r)
+			}
+			if off, r, _ := ownScan(b[:i:i], 8); off >= 0 {
+				t.Errorf("ownScan(%q) found %q at %d", doc[:i], r, off)
+			}
+		}()
+	}
+}

@@ -321,3 +321,77 @@ func TestRope(t *testing.T) {
 		t.Fatalf("1 MiB in %d chunks", n)
 	}
 }
+
+// TestWatchGrowCarriesText: a grow change always carries text. An open
+// string that has received nothing new since the last Next (an empty
+// string, or a pause right after the opening quote or an escape) sends no
+// change at all.
+func TestWatchGrowCarriesText(t *testing.T) {
+	ins := []string{`{"a":"","b":["",""],"c":"x"}`, `{"a":"`, `"\u00e9"`}
+	for _, c := range cases {
+		ins = append(ins, c.in)
+	}
+	for _, in := range ins {
+		for _, chunks := range [][][]byte{{[]byte(in)}, bytewise([]byte(in))} {
+			for _, c := range watchRun(t, New(64, 1<<30, nil), chunks) {
+				if c.Kind == ChangeGrow && c.Text == "" {
+					t.Fatalf("%q: empty grow at %v", in, c.Path)
+				}
+			}
+		}
+	}
+}
+
+// TestWatchStopsAtCap: the watcher says stop (not a violation) as soon as
+// the preview-bytes cap is reached, by the very write that fills it, and a
+// parser with no room at all is stopped from the start.
+func TestWatchStopsAtCap(t *testing.T) {
+	got := watchRun(t, New(64, 5, nil), [][]byte{[]byte(`[1,2,`)})
+	if last := got[len(got)-1]; last.Kind != ChangeStop || last.Violation {
+		t.Fatalf("after exactly the cap: last change %v, want stop", last)
+	}
+	if got := New(64, 0, nil).Watch().Next(nil); len(got) != 1 || got[0].Kind != ChangeStop || got[0].Violation {
+		t.Fatalf("cap 0: changes %v, want one stop", got)
+	}
+}
+
+// TestChangeKindString: a kind outside the list reads "change?", whatever
+// its value.
+func TestChangeKindString(t *testing.T) {
+	for _, k := range []ChangeKind{0, ChangeGone + 1, ChangeKind(len(changeWords)), 255} {
+		if s := k.String(); s != "change?" {
+			t.Errorf("ChangeKind(%d).String() = %q", k, s)
+		}
+	}
+	if s := ChangeGone.String(); s != "gone" {
+		t.Errorf("ChangeGone.String() = %q", s)
+	}
+}
+
+// TestViewRefusesMisfits: a change that does not fit the view is refused,
+// never a panic: a path past the last child, a grow of a non-string.
+func TestViewRefusesMisfits(t *testing.T) {
+	var v View
+	for _, c := range []Change{{Kind: ChangeOpen, Text: "["}, {Kind: ChangeOpen, Path: []PathStep{{Index: 0}}, Text: `"`}} {
+		if !v.Apply(c) {
+			t.Fatalf("%v refused", c)
+		}
+	}
+	for _, c := range []Change{
+		{Kind: ChangeGrow, Path: []PathStep{{Index: 1}}, Text: "x"},
+		{Kind: ChangeGrow, Path: []PathStep{{Index: -1}}, Text: "x"},
+		{Kind: ChangeGrow, Path: []PathStep{{Index: 0}, {Index: 0}}, Text: "x"},
+		{Kind: ChangeGrow, Text: "x"},
+		{Kind: ChangeScalar, Path: []PathStep{{Index: 2}}, Text: "1"},
+		{Kind: ChangeScalar, Path: []PathStep{{Index: 1, Member: true}}, Text: "1"},
+		{Kind: ChangeOpen, Path: []PathStep{{Index: 1}}, Text: "x"},
+		{Kind: ChangeScalar, Text: "1"},
+	} {
+		if v.Apply(c) {
+			t.Errorf("%v accepted", c)
+		}
+	}
+	if got := v.String(); got != `[""]` {
+		t.Fatalf("view %s after refused changes", got)
+	}
+}

@@ -706,3 +706,69 @@ func TestEscapeBytes(t *testing.T) {
 		check(r.Uint64())
 	}
 }
+
+// TestReserveRoom: Reserve keeps the slice when it has exactly the room
+// asked for, and otherwise gives at least that room, however large.
+func TestReserveRoom(t *testing.T) {
+	b := make([]byte, 3, 13)
+	if r := Reserve(b, 10, 0); &r[:1][0] != &b[:1][0] || cap(r) != 13 {
+		t.Fatalf("exactly 10 free: reallocated (cap %d)", cap(r))
+	}
+	for _, n := range []int{65, 1000, 1 << 16} {
+		if r := Reserve(b[:3:3], n, 0); len(r) != 3 || cap(r)-len(r) < n {
+			t.Fatalf("room for %d: len %d cap %d", n, len(r), cap(r))
+		}
+	}
+}
+
+// TestSurrogatePairEdges: a low half from DC00 to DFFF completes a pair,
+// except the two that make a noncharacter of the plane (U+xFFFE, U+xFFFF).
+func TestSurrogatePairEdges(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`"\ud800\udc00"`, `"\ud800\udc00"`},
+		{`"\uDBFF\uDC00x"`, `"\uDBFF\uDC00x"`},
+		{`"\ud83f\udffd"`, `"\ud83f\udffd"`},
+		{`"a\ud83f\udffe"`, `"a"`},
+		{`"a\udbff\udfff"`, `"a"`},
+		{`"a\ud800\udbff"`, `"a"`},
+	} {
+		for _, chunks := range [][][]byte{{[]byte(c.in)}, bytewise([]byte(c.in))} {
+			p := New(64, 1<<30, nil)
+			for _, ch := range chunks {
+				p.Write(ch)
+			}
+			if got := p.Snapshot(); got != c.want {
+				t.Errorf("%s in %d chunks: %s, want %s", c.in, len(chunks), got, c.want)
+			}
+			if bad := strings.HasSuffix(c.want, `"a"`); p.violated != bad {
+				t.Errorf("%s: violated=%v", c.in, p.violated)
+			}
+		}
+	}
+}
+
+// TestFastPathBrokenEscapes: a value string read whole (the fast path that
+// takes escapes and runes in one step) stops at a broken escape exactly as
+// a byte-by-byte read does: a high surrogate followed by anything but a low
+// surrogate escape, a lone low surrogate, or a \u escape with a non-hex
+// digit.
+func TestFastPathBrokenEscapes(t *testing.T) {
+	for _, in := range []string{
+		`"a\ud83dxude00"`, `"a\ud83d\ndc00"`, `"a\ud83d\ue000"`, `"a\ud83d\ud83d"`,
+		`"a\uz000"`, `"a\u00g0"`, `"a\u000G"`, `"a\udc00"`, `"a\udfff"`, `{"k":"a\ud83d\u0041","m":1}`,
+	} {
+		want := `"a"`
+		if in[0] == '{' {
+			want = `{"k":"a"}`
+		}
+		for _, chunks := range [][][]byte{{[]byte(in)}, bytewise([]byte(in))} {
+			p := New(64, 1<<30, nil)
+			for _, ch := range chunks {
+				p.Write(ch)
+			}
+			if got := p.Snapshot(); got != want || !p.violated {
+				t.Errorf("%s in %d chunks: %s (violated %v), want %s", in, len(chunks), got, p.violated, want)
+			}
+		}
+	}
+}
