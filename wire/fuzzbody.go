@@ -38,7 +38,6 @@ func genEvents(p Protocol, r *rand.Rand) []sealgate.Event {
 			item  string
 			sent  []byte
 			left  []string
-			ended bool
 			begun bool
 		}
 		var calls []*call
