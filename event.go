@@ -1,6 +1,7 @@
 package sealgate
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -161,4 +162,15 @@ func (e Event) String() string {
 		b.WriteString(" " + e.Attempt + " item=" + e.Item)
 	}
 	return b.String()
+}
+
+// Equal reports whether e and o are the same event, field by field, with
+// nil and empty byte strings equal. Events hold byte slices, so == cannot
+// compare them, and whoever compares two streams (a decoder against its
+// encoder, a scenario against its printed form) needs the same answer.
+func (e Event) Equal(o Event) bool {
+	return e.Kind == o.Kind && e.Attempt == o.Attempt && e.Turn == o.Turn && e.Item == o.Item &&
+		e.Call == o.Call && e.Tool == o.Tool && bytes.Equal(e.Bytes, o.Bytes) &&
+		bytes.Equal(e.Final, o.Final) && e.HasFinal == o.HasFinal && e.Status == o.Status &&
+		e.Key == o.Key && e.OK == o.OK
 }

@@ -8,12 +8,12 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/fuzztarget"
 	"github.com/sealgate/sealgate/internal/gen"
-	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/machine"
-	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/internal/zoo"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // Native go fuzz targets. Each is seeded from corpus/ (and JSONTestSuite,
@@ -40,20 +40,20 @@ func faultyChecker(tb testing.TB) *check.Checker {
 }
 
 // The targets below add their seeds and hand each input to the body in
-// package fuzzing, which the libFuzzer harnesses call too; their seeds
+// package fuzztarget, which the libFuzzer harnesses call too; their seeds
 // (fuzzSeeds) are also written out for libFuzzer by TestWriteSeedCorpus.
 
-// gateVsModelSeeds: the generic seeds (gen.Seeds, picked by
+// gateVsModelSeeds: the generic seeds (fuzzkit.Seeds, picked by
 // SEALGATE_FUZZ_SEED) come first, then, without a planted bug, the corpus:
 // with one, the corpus would catch it before fuzzing starts, so it is left
 // out and the fuzzer has to find the bug itself.
 func gateVsModelSeeds(tb testing.TB) [][]any {
-	run, err := gen.SeedFromEnv()
+	run, err := fuzzkit.SeedFromEnv()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	var out [][]any
-	for _, b := range gen.Seeds(run) {
+	for _, b := range fuzzkit.Seeds(run) {
 		out = append(out, []any{b})
 	}
 	if faultyChecker(tb) == check.Default {

@@ -72,7 +72,7 @@ func TestThroughput(t *testing.T) {
 	for _, in := range chunks {
 		args, _, _ := fuzzkit.Decode(in, []byte(nil), []byte(nil), uint8(0))
 		if doc := args[0].([]byte); len(doc) <= 4096 {
-			cfg, evs := gen.ChunkedCall(doc, args[1].([]byte), args[2].(uint8))
+			cfg, evs := fuzztarget.ChunkedCall(doc, args[1].([]byte), args[2].(uint8))
 			scenarios = append(scenarios, scenario{cfg, evs})
 		}
 	}
@@ -119,7 +119,7 @@ func gateVsModelSet(t *testing.T, reading gen.Reading, n int) [][]byte {
 			b[0] = 0
 			set = append(set, b)
 		case gen.Machine:
-			b := make([]byte, 1+gen.MachineSeedBytes)
+			b := make([]byte, 1+fuzzkit.MachineSeedBytes)
 			r.Read(b)
 			b[0] = 2
 			set = append(set, b)

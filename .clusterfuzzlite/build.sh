@@ -21,17 +21,20 @@ go install github.com/AdamKorcz/go-118-fuzz-build@$FUZZ_BUILD_VERSION
 go get github.com/AdamKorcz/go-118-fuzz-build/testing@$FUZZ_BUILD_VERSION
 
 M=github.com/sealgate/sealgate
-compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzGateVsModel FuzzGateVsModel
-compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzStrictJSON FuzzStrictJSON
-compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzChunking FuzzChunking
-compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzScenarioText FuzzScenarioText
-compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzPreview FuzzPreview
-compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzWireOpenAIResponses FuzzWireOpenAIResponses
-compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzWireOpenAIChat FuzzWireOpenAIChat
-compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzWireAnthropic FuzzWireAnthropic
-compile_native_go_fuzzer $M/internal/fuzztarget/libfuzzer FuzzWireGemini FuzzWireGemini
-# Harnesses that test unexported code sit in their package, under another
-# name than the go test target beside them.
+# Every harness is named as its go test target plus LibFuzzer, a name that
+# compile_native_go_fuzzer finds in one file of its folder; the binary takes
+# the go test name, so that a crash names its target. The root targets'
+# harnesses sit beside their bodies in internal/fuzztarget.
+compile_native_go_fuzzer $M/internal/fuzztarget FuzzGateVsModelLibFuzzer FuzzGateVsModel
+compile_native_go_fuzzer $M/internal/fuzztarget FuzzStrictJSONLibFuzzer FuzzStrictJSON
+compile_native_go_fuzzer $M/internal/fuzztarget FuzzChunkingLibFuzzer FuzzChunking
+compile_native_go_fuzzer $M/internal/fuzztarget FuzzScenarioTextLibFuzzer FuzzScenarioText
+compile_native_go_fuzzer $M/internal/fuzztarget FuzzPreviewLibFuzzer FuzzPreview
+compile_native_go_fuzzer $M/internal/fuzztarget FuzzWireOpenAIResponsesLibFuzzer FuzzWireOpenAIResponses
+compile_native_go_fuzzer $M/internal/fuzztarget FuzzWireOpenAIChatLibFuzzer FuzzWireOpenAIChat
+compile_native_go_fuzzer $M/internal/fuzztarget FuzzWireAnthropicLibFuzzer FuzzWireAnthropic
+compile_native_go_fuzzer $M/internal/fuzztarget FuzzWireGeminiLibFuzzer FuzzWireGemini
+# Harnesses that test unexported code sit in their package.
 compile_native_go_fuzzer $M/gate FuzzSealTextLibFuzzer FuzzSealText
 compile_native_go_fuzzer $M/scn FuzzParseLibFuzzer FuzzParse
 compile_native_go_fuzzer $M/wire FuzzWireRoundTripLibFuzzer FuzzWireRoundTrip

@@ -6,7 +6,7 @@ import "github.com/sealgate/sealgate/internal/fuzzkit"
 // (fuzz_test.go, whose mutation test uses it too) and the libFuzzer
 // harness (libfuzzer_test.go, built with the gofuzz tag) run it. It stays
 // in this package because this package's own tests use it, and they could
-// not import package fuzzing (which imports this one).
+// not import package fuzztarget (which imports this one).
 
 var parseExecs = fuzzkit.NewCounter("FuzzParse")
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
-	"github.com/sealgate/sealgate/scn"
 )
 
 // The body of FuzzWireRoundTrip and the generator it needs, in plain code
@@ -39,7 +38,6 @@ func genEvents(p Protocol, r *rand.Rand) []sealgate.Event {
 			item  string
 			sent  []byte
 			left  []string
-			ended bool
 			begun bool
 		}
 		var calls []*call
@@ -169,7 +167,7 @@ func trimGemini(evs []sealgate.Event) []sealgate.Event {
 
 func sameEvents(a, b []sealgate.Event) string {
 	for i := 0; i < len(a) || i < len(b); i++ {
-		if i >= len(a) || i >= len(b) || !scn.EventsEqual(a[i], b[i]) {
+		if i >= len(a) || i >= len(b) || !a[i].Equal(b[i]) {
 			var x, y string
 			if i < len(a) {
 				x = a[i].String()

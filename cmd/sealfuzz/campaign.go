@@ -18,7 +18,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/zoo"
 )
@@ -122,7 +121,7 @@ func campaignMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sealfuzz: -for must be positive")
 		return 2
 	}
-	seed, err := gen.SeedFromEnv()
+	seed, err := fuzzkit.SeedFromEnv()
 	if err != nil {
 		fmt.Fprintf(stderr, "sealfuzz: %v\n", err)
 		return 2

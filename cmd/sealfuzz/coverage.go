@@ -136,7 +136,7 @@ func measureCoverage(b coverageBudget) ([]*coverage.Tally, error) {
 }
 
 // gofuzzInput is one input of FuzzGateVsModel's gofuzz reading, shaped as
-// gen.Seeds shapes that reading's generic seeds: 64 to 511 pseudo-random
+// fuzzkit.Seeds shapes that reading's generic seeds: 64 to 511 pseudo-random
 // bytes, the first one 0 (the gofuzz reading).
 func gofuzzInput(r *rand.Rand) []byte {
 	b := make([]byte, 64+r.Intn(448))

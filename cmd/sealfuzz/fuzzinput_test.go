@@ -25,7 +25,7 @@ func TestMachineInputReduces(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for i, in := range gen.Seeds(0) {
+	for i, in := range fuzzkit.Seeds(0) {
 		if gen.ReadingOf(in) != gen.Machine {
 			continue
 		}
@@ -57,7 +57,7 @@ func TestMachineInputReduces(t *testing.T) {
 }
 
 func TestGenericSeedOnlyGeneric(t *testing.T) {
-	n := len(gen.Seeds(0))
+	n := len(fuzzkit.Seeds(0))
 	for _, line := range []string{
 		fmt.Sprintf("failure while testing seed corpus entry: FuzzGateVsModel/seed#%d", n),
 		"failure while testing seed corpus entry: FuzzChunking/seed#0",
@@ -81,7 +81,7 @@ func TestLibFuzzerInputLoads(t *testing.T) {
 	if err := os.MkdirAll(goDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	seeds := gen.Seeds(0)
+	seeds := fuzzkit.Seeds(0)
 	for i, in := range []([]byte){seeds[0], seeds[len(seeds)-1], seeds[10], append([]byte{1}, "open a turn=t\n----\n"...)} {
 		goFile := filepath.Join(goDir, fmt.Sprintf("in%d", i))
 		if err := os.WriteFile(goFile, fuzzFile(in), 0o644); err != nil {

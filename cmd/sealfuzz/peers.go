@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/internal/peers"
@@ -148,7 +149,7 @@ func peersMain(args []string, stdout, stderr io.Writer) int {
 // peer: the machine's events (whatever its own checks said about them),
 // with a drawn fault.
 func tryMachine(h *peers.Hunt, rng *rand.Rand, source string, i int) {
-	bits := make([]byte, 64+rng.IntN(gen.MachineSeedBytes/8))
+	bits := make([]byte, 64+rng.IntN(fuzzkit.MachineSeedBytes/8))
 	for j := range bits {
 		bits[j] = byte(rng.Uint32())
 	}

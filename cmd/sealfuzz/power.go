@@ -16,7 +16,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/internal/gen"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
@@ -259,7 +259,7 @@ func (p *power) corpusRun(b zoo.Bug) powerRun {
 // inputs instead (SEALGATE_FUZZ_SEED). A failure is either an input go
 // fuzz found and wrote under testdata/fuzz (read back, then removed), or
 // one of the generic seeds failing while go fuzz gathers its baseline
-// (rebuilt with gen.Seeds); either is decoded and reduced with the bug's
+// (rebuilt with fuzzkit.Seeds); either is decoded and reduced with the bug's
 // checker.
 func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
 	r := powerRun{bug: b.Name, tech: "gofuzz", seed: seed}
@@ -273,7 +273,7 @@ func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
 	failing := false
 	start := time.Now()
 	last := start
-	env := []string{zoo.FaultsEnv + "=" + b.Name, gen.SeedEnv + "=" + strconv.Itoa(seed)}
+	env := []string{zoo.FaultsEnv + "=" + b.Name, fuzzkit.SeedEnv + "=" + strconv.Itoa(seed)}
 	_, _ = runFuzzer(ctx, p.fuzzBin, p.root, env, []string{"-test.run=^$",
 		"-test.fuzz=^FuzzGateVsModel$", "-test.fuzztime=" + p.fuzzCap.String(), "-test.fuzzcachedir=" + cache,
 		"-test.fuzzminimizetime=" + p.fuzzMin.String()}, func(line string) {
@@ -309,7 +309,7 @@ func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
 		if err != nil {
 			return r
 		}
-		if args, err = gen.ParseFuzzFile(src); err != nil {
+		if args, err = fuzzkit.ParseFuzzFile(src); err != nil {
 			return r
 		}
 	case seedInput != nil:
@@ -411,7 +411,7 @@ func (p *power) table() string {
 	fmt.Fprintf(&b, "\nrapid: %d seeds × %d runs (`machine.Hunt`, no shrinking). "+
 		"gofuzz: %d runs of FuzzGateVsModel per bug (run i: SEALGATE_FUZZ_SEED=i picks the generic seed inputs; go fuzz itself cannot be seeded), "+
 		"each from an empty cache, capped at %v, %d workers, -fuzzminimizetime=%v; time includes process start and the seed corpus; "+
-		"by a seed: runs in which one of the generic seeds (`gen.Seeds`: random gofuzz-reading bytes, random machine-reading bitstreams) failed before any mutation. "+
+		"by a seed: runs in which one of the generic seeds (`fuzzkit.Seeds`: random gofuzz-reading bytes, random machine-reading bitstreams) failed before any mutation. "+
 		"corpus: one deterministic replay in file order. "+
 		"events: median length of the counterexample after `reduce`.\n",
 		p.seeds, p.checks, p.fuzzSeeds, p.fuzzCap, runtime.GOMAXPROCS(0), p.fuzzMin)

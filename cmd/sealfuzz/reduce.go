@@ -13,6 +13,7 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/internal/fuzztarget"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/internal/reduce"
@@ -52,7 +53,7 @@ func loadFailure(path, libTarget string, chk *check.Checker) (sealgate.Config, [
 		return cfg, evs, nil
 	}
 	if strings.HasPrefix(string(src), "go test fuzz v1") {
-		args, err := gen.ParseFuzzFile(src)
+		args, err := fuzzkit.ParseFuzzFile(src)
 		if err != nil {
 			return sealgate.Config{}, nil, fmt.Errorf("%s: %v", path, err)
 		}
@@ -78,7 +79,7 @@ func loadFailure(path, libTarget string, chk *check.Checker) (sealgate.Config, [
 // a scenario. FuzzGateVsModel's machine reading is one run of the state
 // machine, which machine.Replay plays again with chk's gate, up to the
 // first step that fails (the whole run if none does); the other readings
-// and targets gen.FromFuzzArgs decodes.
+// and targets fuzztarget.FromFuzzArgs decodes.
 func fuzzScenario(target string, args []any, chk *check.Checker) (sealgate.Config, []sealgate.Event, error) {
 	if target == "FuzzGateVsModel" && len(args) == 1 {
 		if b, ok := args[0].([]byte); ok && gen.ReadingOf(b) == gen.Machine {
@@ -89,7 +90,7 @@ func fuzzScenario(target string, args []any, chk *check.Checker) (sealgate.Confi
 			return f.Config, f.Events, nil
 		}
 	}
-	cfg, evs, ok := gen.FromFuzzArgs(target, args)
+	cfg, evs, ok := fuzztarget.FromFuzzArgs(target, args)
 	if !ok {
 		return cfg, nil, fmt.Errorf("not a gate scenario (target %q)", target)
 	}
@@ -101,7 +102,7 @@ func fuzzScenario(target string, args []any, chk *check.Checker) (sealgate.Confi
 var seedRE = regexp.MustCompile(`failure while testing seed corpus entry: (\S+)/seed#(\d+)$`)
 
 // genericSeed finds the input of a failing seed that go fuzz reports on
-// line, when it is one of FuzzGateVsModel's generic seeds (gen.Seeds(n),
+// line, when it is one of FuzzGateVsModel's generic seeds (fuzzkit.Seeds(n),
 // which the target adds first; n is what SEALGATE_FUZZ_SEED said). Other
 // seeds (corpus files, testdata/fuzz files) are not found.
 func genericSeed(line string, n int64) (target, name string, input []byte, ok bool) {
@@ -110,7 +111,7 @@ func genericSeed(line string, n int64) (target, name string, input []byte, ok bo
 		return "", "", nil, false
 	}
 	i, err := strconv.Atoi(m[2])
-	seeds := gen.Seeds(n)
+	seeds := fuzzkit.Seeds(n)
 	if err != nil || i >= len(seeds) {
 		return "", "", nil, false
 	}

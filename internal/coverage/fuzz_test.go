@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate/internal/coverage"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/model"
 )
@@ -12,7 +13,7 @@ import (
 // panic, into catalog features only, the same way twice, and never into a
 // pair the SPEC rules out.
 func FuzzExtract(f *testing.F) {
-	for _, s := range gen.Seeds(0) {
+	for _, s := range fuzzkit.Seeds(0) {
 		if len(s) < 4096 {
 			f.Add(s)
 		}

@@ -1,10 +1,12 @@
-// Package fuzzkit is what every fuzz target body shares with the two
-// engines that run it: the small testing interface both go test's *testing.T
-// and go-118-fuzz-build's libFuzzer shim satisfy, a count of executions kept
-// by the bodies themselves, and the shim's input layout (so that seeds can
-// be written for libFuzzer and its crash files read back). It imports only
-// the standard library, so that the bodies inside gate/ can use it without
-// an import cycle.
+// Package fuzzkit is the plumbing every fuzz target shares with the two
+// engines that run it (go test -fuzz and libFuzzer through
+// go-118-fuzz-build): the small testing interface both engines' T satisfy,
+// the execution counters the bodies keep, the checks switch, the shim's
+// input layout and the seed corpora written in it, go fuzz's corpus file
+// format, and FuzzGateVsModel's generic seeds. It imports only the
+// standard library (a test holds it to that), so that any package, the
+// gate's own fuzz bodies and the state machine's tests included, can use
+// it without an import cycle.
 package fuzzkit
 
 // TB is what a fuzz target body may ask of its engine. *testing.T,

@@ -1,11 +1,14 @@
-// Package fuzztarget holds the bodies of the root fuzz targets as plain code,
-// so that two engines run the same body: go test -fuzz, through the
+// Package fuzztarget holds the bodies of the root fuzz targets as plain
+// code, so that two engines run the same body: go test -fuzz, through the
 // targets in the root package's fuzz_test.go (which add the seeds), and
-// libFuzzer, through the harnesses in fuzzing/libfuzzer that
+// libFuzzer, through the harnesses in libfuzzer_test.go that
 // go-118-fuzz-build turns into libFuzzer binaries (OSS-Fuzz,
 // ClusterFuzzLite). A body takes fuzzkit.TB, which both engines' T
 // satisfy, and counts its runs (Execs) so that a campaign reads how many
 // inputs the target itself ran, not what go fuzz's coordinator heard of.
+// The package also turns a target's arguments back into the scenario they
+// stand for (scenarios.go), so that a failing input of either engine can
+// be checked and reduced.
 //
 // The targets of gate, scn, wire and gate/internal/partial keep their
 // bodies in their own packages (fuzzbody.go): they test unexported code,
@@ -22,13 +25,13 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/gate"
-	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/machine"
-	"github.com/sealgate/sealgate/model"
 	"github.com/sealgate/sealgate/internal/reduce"
-	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/internal/zoo"
+	"github.com/sealgate/sealgate/model"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // The counters of the root targets' bodies, named as go test names the
@@ -46,7 +49,7 @@ const MaxEvents = 200
 // MaxMachineBytes keeps one machine-reading input cheap: a run of the state
 // machine ends by rapid's choice (30 steps on average), but an input that
 // grows without bound could keep choosing to go on.
-const MaxMachineBytes = 4 * gen.MachineSeedBytes
+const MaxMachineBytes = 4 * fuzzkit.MachineSeedBytes
 
 // MachineRun runs one run of the state machine on a rapid bitstream and
 // fails t when the run fails its checks. go test passes
@@ -83,7 +86,7 @@ func GateVsModel(t fuzzkit.TB, chk *check.Checker, machineRun MachineRun, data [
 func StrictJSON(t fuzzkit.TB, doc []byte, depth uint8) {
 	t.Helper()
 	strictJSONExecs.Add()
-	limit := gen.StrictDepth(depth)
+	limit := StrictDepth(depth)
 	g, gerr := gate.ValidJSON(doc, limit)
 	m, merr := model.CheckJSON(doc, limit)
 	if g != m {
@@ -110,7 +113,7 @@ func Chunking(t fuzzkit.TB, doc, cuts []byte, tool uint8) {
 	if len(doc) > 4096 {
 		return
 	}
-	cfg, evs := gen.ChunkedCall(doc, cuts, tool)
+	cfg, evs := ChunkedCall(doc, cuts, tool)
 	if err := check.All(cfg, evs); err != nil {
 		t.Fatalf("%v\n\n%s", err, reduce.Text(cfg, evs, err))
 	}

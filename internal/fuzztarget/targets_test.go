@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/zoo"
 )
 
@@ -44,7 +44,7 @@ func TestGateVsModelWithoutTestingT(t *testing.T) {
 	buggy := zoo.ReleaseAtEnd.Checker()
 	before := fuzzkit.Count("FuzzGateVsModel")
 	calls, caught := 0, ""
-	for _, in := range gen.Seeds(0) {
+	for _, in := range fuzzkit.Seeds(0) {
 		if gen.ReadingOf(in) != gen.Machine {
 			continue
 		}

@@ -19,32 +19,3 @@ func TestReadingOf(t *testing.T) {
 		t.Error("Input decoded the machine reading, which only package machine can")
 	}
 }
-
-// TestSeeds: the pseudo-random seeds differ from one seed value to the next, and
-// the machine-reading ones come first.
-func TestSeeds(t *testing.T) {
-	a, b := Seeds(0), Seeds(1)
-	if len(a) != len(b) || len(a) == 0 {
-		t.Fatalf("%d and %d seeds", len(a), len(b))
-	}
-	seen := map[string]bool{}
-	for _, s := range append(a, b...) {
-		if seen[string(s)] && len(s) > 32 { // the two fixed ones repeat
-			t.Fatalf("seed %q repeats", s[:min(len(s), 8)])
-		}
-		seen[string(s)] = true
-	}
-	// Every machine-reading seed comes before every other one.
-	others := false
-	for i, s := range a {
-		switch r := ReadingOf(s); {
-		case r == Machine && others:
-			t.Fatalf("seed %d is a machine reading after another reading", i)
-		case r != Machine:
-			others = true
-		}
-	}
-	if ReadingOf(a[0]) != Machine || !others {
-		t.Error("want machine-reading seeds first, then others")
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
@@ -20,7 +21,7 @@ import (
 // prefix. It fails if rapid changes its fail file format.
 func TestReplayMatchesMakeFuzz(t *testing.T) {
 	n := 0
-	for i, in := range gen.Seeds(0) {
+	for i, in := range fuzzkit.Seeds(0) {
 		if gen.ReadingOf(in) != gen.Machine {
 			continue
 		}
@@ -51,7 +52,7 @@ func TestReplayMatchesMakeFuzz(t *testing.T) {
 // (the whole run), and that stream fails the same check.
 func TestReplayFailure(t *testing.T) {
 	chk := check.WithFaults(faults.Set{ReleaseAtEnd: true})
-	for i, in := range gen.Seeds(0) {
+	for i, in := range fuzzkit.Seeds(0) {
 		if gen.ReadingOf(in) != gen.Machine {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
@@ -259,7 +260,7 @@ func TestResetIsSeenBySDK(t *testing.T) {
 // and its decoder gives back, for generated streams.
 func TestNormalizeCarries(t *testing.T) {
 	carried := map[wire.Protocol]int{}
-	for _, data := range gen.Seeds(7)[:60] {
+	for _, data := range fuzzkit.Seeds(7)[:60] {
 		_, evs := gen.FromBytes(data)
 		for _, p := range []wire.Protocol{wire.OpenAIChat, wire.OpenAIResponses, wire.Anthropic} {
 			n, err := Normalize(p, evs)

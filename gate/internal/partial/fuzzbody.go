@@ -16,7 +16,7 @@ import (
 // The bodies of this package's fuzz targets and the oracles they use, in
 // plain code so that both go test -fuzz (fuzz_test.go, changes_test.go) and
 // the libFuzzer harnesses (libfuzzer_test.go, built with the gofuzz tag)
-// run them. The package is internal to gate/, so package fuzzing cannot
+// run them. The package is internal to gate/, so package fuzztarget cannot
 // import it, and go-118-fuzz-build's generated main may import it only
 // when built from a directory under gate/ (.clusterfuzzlite/build.sh
 // builds these two from this one). Nothing here is reachable from the

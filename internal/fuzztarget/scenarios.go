@@ -1,15 +1,16 @@
-package gen
+package fuzztarget
 
 import (
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/internal/gen"
 )
 
-// ChunkedCall is FuzzChunking's scenario: one call of one of Tools()
+// ChunkedCall is FuzzChunking's scenario: one call of one of gen.Tools()
 // streaming doc, cut where cuts say (the last piece takes the rest), with
 // a peek after every fragment, then its end and a clean close.
 func ChunkedCall(doc, cuts []byte, tool uint8) (sealgate.Config, []sealgate.Event) {
 	cfg := sealgate.DefaultConfig()
-	cfg.Tools = Tools()
+	cfg.Tools = gen.Tools()
 	name := cfg.Tools[int(tool)%len(cfg.Tools)].Name
 	evs := []sealgate.Event{sealgate.OpenEvent("r1", "t1"), sealgate.BeginEvent("r1", "0", "c1", name)}
 	rest := doc
@@ -65,7 +66,7 @@ func FromFuzzArgs(target string, args []any) (cfg sealgate.Config, events []seal
 	switch target {
 	case "FuzzGateVsModel":
 		if b, ok := bs(0); ok {
-			return Input(b)
+			return gen.Input(b)
 		}
 	case "FuzzChunking":
 		doc, ok1 := bs(0)

@@ -1,4 +1,4 @@
-package gen
+package fuzzkit
 
 import (
 	"fmt"
@@ -31,13 +31,24 @@ func SeedFromEnv() (int64, error) {
 // than by running out of bits.
 const MachineSeedBytes = 32 << 10
 
+// The first byte of an input of FuzzGateVsModel says how gen.ReadingOf
+// reads the rest; these are the two readings the generic seeds use. They
+// are spelled here, not imported, so that this package stays a leaf
+// (fuzztarget's tests hold them to gen.ReadingOf).
+const (
+	gofuzzReading  = 0
+	machineReading = 2
+)
+
 // Seeds are FuzzGateVsModel's generic seed inputs for seed n, the same
 // with or without a planted bug (shapes, not the corpus's answers), and
 // the first inputs the target adds, so that go fuzz's seed#i is Seeds(n)[i]:
 // pseudo-random bitstreams in the machine reading (each one whole run of
 // the state machine; first, because go fuzz takes its corpus in turn),
 // then pseudo-random bytes in the gofuzz reading, the empty scenario and a
-// counting one.
+// counting one. They live here rather than beside the target's body
+// because the state machine's own tests replay them, and package machine
+// cannot import fuzztarget, which imports it.
 func Seeds(n int64) [][]byte {
 	const seedStride = 100003 // math/rand keeps a source seed modulo 2³¹-1
 	var out [][]byte
@@ -45,15 +56,15 @@ func Seeds(n int64) [][]byte {
 		r := rand.New(rand.NewSource(n*seedStride + 1000 + i))
 		b := make([]byte, 1+MachineSeedBytes)
 		r.Read(b)
-		b[0] = 2 // the machine reading
+		b[0] = machineReading
 		out = append(out, b)
 	}
 	for i := int64(0); i < 32; i++ {
 		r := rand.New(rand.NewSource(n*seedStride + i))
 		b := make([]byte, 64+r.Intn(448))
 		r.Read(b)
-		b[0] = 0 // the gofuzz reading
+		b[0] = gofuzzReading
 		out = append(out, b)
 	}
-	return append(out, []byte{0}, []byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"))
+	return append(out, []byte{gofuzzReading}, []byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"))
 }
