@@ -1,13 +1,3 @@
-// Package gen turns fuzzer bytes into whole scenarios (a configuration and
-// an event list), so that go fuzz, the sealfuzz campaign and its reducer
-// all read a crasher the same way.
-//
-// The bytes drive github.com/google/gofuzz through a random source that
-// yields the input and then zeros: a shorter input means a simpler
-// scenario, and an empty one the simplest. Generation steers toward the
-// stream shapes that matter (calls that grow real JSON documents in
-// fragments, interleaved, cut, re-opened, restarted) rather than uniform
-// noise, which would almost never reach a release.
 package gen
 
 import (
@@ -19,6 +9,9 @@ import (
 	"github.com/sealgate/sealgate/model"
 	"github.com/sealgate/sealgate/scn"
 )
+
+// The gofuzz reading: fuzzer bytes drive gofuzz into a Raw scenario, and
+// Build interprets it under a fixed or a generated configuration.
 
 // zeroTail is a rand.Source that spends one input byte per number
 // (replicated across the word, so that both the high bits rand.Intn reads
@@ -78,48 +71,6 @@ func FromBytes(data []byte) (sealgate.Config, []sealgate.Event) {
 	return Build(r)
 }
 
-// Tools is the fixed tool set of generated scenarios: a file writer with an
-// allow rule, a tool with secrets, and a calculator keyed by fields.
-func Tools() []sealgate.Tool {
-	return []sealgate.Tool{
-		{Name: "save_file", Schema: `{"type":"object","required":["path","content"],"properties":{"path":{"type":"string"},"content":{"type":"string"}},"additionalProperties":false}`},
-		{Name: "login", Schema: `{"type":"object"}`, Secrets: []string{"token", "/auth/key"}},
-		{Name: "calc", Schema: `{"type":"object","properties":{"n":{"type":"number","maximum":1e6}}}`},
-	}
-}
-
-// Docs are the argument texts calls grow toward: valid ones that every
-// check passes, and each way of failing a check.
-var Docs = []string{
-	`{"path":"notes.md","content":"Topic confirmed. 日期仍需等待场地确认。"}`,
-	`{"path":"notes.md","content":"a\"b\\c\u00e9\ud83d\ude00 done"}`,
-	` { "path" : "notes.md" , "content" : "spaced out" } `,
-	`{"path":"other.md","content":"x"}`,
-	`{"token":"s3cr3t-t0ken","auth":{"key":"k-123456","user":"ann"},"n":[1,2.5e3,-0]}`,
-	`{"auth":{"key":12345.5e1},"token":true}`,
-	`{"n":1}`,
-	`{"n":1.0}`,
-	`{"n":2e6}`,
-	`{}`,
-	`{"path":"notes.md"}`,
-	`{"path":"notes.md","path":"/etc/passwd","content":"x"}`,
-	`{"path":"notes.md","content":"x"}{"path":"b"}`,
-	`[1,2,3]`,
-	`{"a":{"b":{"c":[[[{}]]]}}}`,
-	`{"n":1e999}`,
-	`{"s":"\ud800"}`,
-	"\xef\xbb\xbf{}",
-	`{"path":"notes.md","content":"half`,
-	`{"t\u006fken":"escaped-name-secret","x":"\uFDD0"}`,
-}
-
-// GarbagePieces are fragments that break a stream's JSON in the usual ways.
-var GarbagePieces = [][]byte{
-	[]byte("\xff"), []byte("}"), []byte(`{"a":`), []byte("NaN"), []byte(`"\ud800"`), []byte(""),
-	[]byte(","), []byte(" "), []byte(`{"path":"notes.md","content":"x"}`), []byte("\xe4\xbd"),
-	[]byte(`"token":"leak`), []byte("]"), []byte(`{}`), []byte("\n"), []byte(`\u00`), []byte("tru"),
-}
-
 var (
 	attempts = []string{"r1", "r2", "r3"}
 	items    = []string{"0", "1", "2"}
@@ -144,31 +95,6 @@ func Build(r Raw) (sealgate.Config, []sealgate.Event) {
 		fixedConfig(&cfg, r)
 	}
 	return cfg, buildEvents(r, cfg, sw, tools)
-}
-
-// fixedConfig sets the fixed configuration's choices of r.
-func fixedConfig(cfg *sealgate.Config, r Raw) {
-	if r.Allow {
-		cfg.Tools[0].Allow = &sealgate.Allow{Field: "path", Values: []string{"notes.md"}}
-	}
-	switch r.Idem % 3 {
-	case 1:
-		cfg.Tools[2].Idem = sealgate.Idem{Mode: sealgate.IdemCall}
-	case 2:
-		cfg.Tools[2].Idem = sealgate.Idem{Mode: sealgate.IdemFields, Fields: []string{"n", "m"}}
-	}
-	if r.Release%2 == 1 {
-		cfg.Release = sealgate.PerCall
-		cfg.Tools[1].Early = r.Early
-	} else if r.Batch%2 == 1 {
-		cfg.Batch = sealgate.Atomic
-	}
-	lim := []*int{&cfg.Limits.CallBytes, &cfg.Limits.TurnBytes, &cfg.Limits.Calls, &cfg.Limits.Depth, &cfg.Limits.PreviewBytes}
-	for i, v := range r.Limits {
-		if v != 0 {
-			*lim[i] = int(v)
-		}
-	}
 }
 
 // buildEvents interprets r's events under cfg; with a swarm, a begin grows
