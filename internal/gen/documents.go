@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sealgate/sealgate"
 )
 
 // Doc grows an argument text for a call of tool: its schema's members with
@@ -48,13 +50,34 @@ func (sw *Swarm) Twins(c Chooser, tool string) (first, second []byte) {
 }
 
 // tree builds the value of a document for tool, leaving the spelling to
-// the writer.
+// the writer: the schema's members, the secret paths, the allow-listed
+// field, the fields of a fields: key, and extra members, in that order.
 func (sw *Swarm) tree(c Chooser, w *writer, tool string) *object {
 	ts := sw.spec(tool)
 	if ts == nil {
 		ts = &ToolSpec{Name: tool}
 	}
 	o := &object{}
+	sw.addMembers(c, o, ts)
+	for _, p := range ts.Secrets {
+		if c.Intn(4, "secret-absent") == 0 {
+			continue
+		}
+		o.addPath(c, p, w)
+	}
+	if a := ts.Allow; a != nil && c.Intn(4, "allow-absent") != 0 {
+		o.set(a.Field, &leaf{str: allowedValue(c, a), isStr: true})
+	}
+	sw.addIdemFields(c, w, o, tool)
+	for k := c.Intn(3, "extra"); k > 0; k-- {
+		o.set(memberNames[c.Intn(len(memberNames), "extra-name")], &leaf{text: w.value(0)})
+	}
+	return o
+}
+
+// addMembers adds the schema's members of ts to o, most of them: a good
+// value each, or with BadValues sometimes a bad one.
+func (sw *Swarm) addMembers(c Chooser, o *object, ts *ToolSpec) {
 	for _, m := range ts.Members {
 		if c.Intn(5, "omit") == 0 {
 			continue
@@ -74,23 +97,21 @@ func (sw *Swarm) tree(c Chooser, w *writer, tool string) *object {
 			}
 		}
 	}
-	for _, p := range ts.Secrets {
-		if c.Intn(4, "secret-absent") == 0 {
-			continue
-		}
-		o.addPath(c, p, w)
+}
+
+// allowedValue is the allow-listed field's value: one the list allows,
+// mostly, or one it does not.
+func allowedValue(c Chooser, a *sealgate.Allow) string {
+	if c.Intn(4, "allow-other") == 0 {
+		return "other.md"
 	}
-	if a := ts.Allow; a != nil && c.Intn(4, "allow-absent") != 0 {
-		var s string
-		if c.Intn(4, "allow-other") == 0 {
-			s = "other.md"
-		} else {
-			s = a.Values[c.Intn(len(a.Values), "allow-pick")]
-		}
-		o.set(a.Field, &leaf{str: s, isStr: true})
-	}
-	// The fields of a fields: key, mostly present: a key over absent
-	// fields is a key of nulls, the same however the names are spelled.
+	return a.Values[c.Intn(len(a.Values), "allow-pick")]
+}
+
+// addIdemFields adds the fields of tool's fields: key, mostly present: a
+// key over absent fields is a key of nulls, the same however the names
+// are spelled.
+func (sw *Swarm) addIdemFields(c Chooser, w *writer, o *object, tool string) {
 	for _, f := range sw.idemFields(tool) {
 		if f == "missing" || o.has(f) || c.Intn(4, "idem-field-absent") == 0 {
 			continue
@@ -103,10 +124,6 @@ func (sw *Swarm) tree(c Chooser, w *writer, tool string) *object {
 		}
 		o.add(f, &leaf{text: v})
 	}
-	for k := c.Intn(3, "extra"); k > 0; k-- {
-		o.set(memberNames[c.Intn(len(memberNames), "extra-name")], &leaf{text: w.value(0)})
-	}
-	return o
 }
 
 // pad fills a document with trailing blanks (still the same value) up to

@@ -104,79 +104,127 @@ func buildEvents(r Raw, cfg sealgate.Config, sw *Swarm, tools []string) []sealga
 	for _, b := range r.Swarm {
 		seed = seed*31 + uint64(b)
 	}
-	type callState struct {
-		doc  string
-		sent int
+	b := &eventBuilder{cfg: cfg, sw: sw, tools: tools, seed: seed, sent: map[string]*callState{}, lastItem: map[string]string{}}
+	for _, e := range r.Events {
+		b.event(e)
 	}
-	sent := map[string]*callState{} // attempt/item -> what was streamed so far
-	var evs []sealgate.Event
+	return b.evs
+}
+
+// eventBuilder interprets a Raw scenario's events one by one.
+type eventBuilder struct {
+	cfg   sealgate.Config
+	sw    *Swarm
+	tools []string
+	seed  uint64                // of the swarm's bytes: seeds a begin's generated document
+	sent  map[string]*callState // attempt/item -> what was streamed so far
+	evs   []sealgate.Event
 	// Most events go to the attempt opened last and to the item begun last
 	// in it (the shapes real streams have); the pools make the rest collide.
-	cur, lastItem := "", map[string]string{}
-	for _, e := range r.Events {
-		a, item := pick(attempts, e.Attempt), pick(items, e.Item)
-		if cur != "" && e.Attempt%4 != 3 {
-			a = cur
-		}
-		if li, ok := lastItem[a]; ok && e.Item%4 != 3 && e.Kind%13 > 3 && e.Kind%13 != 12 {
-			item = li
-		}
-		cs := sent[a+"/"+item]
-		switch e.Kind % 13 {
-		case 0:
-			continue // zeros past the end of the input add nothing
-		case 1, 12:
-			a = pick(attempts, e.Attempt)
-			if e.Attempt%4 == 0 {
-				a = fmt.Sprintf("r%d", len(evs)) // a fresh id
-			}
-			cur = a
-			evs = append(evs, sealgate.OpenEvent(a, pick(turns, e.Turn)))
-		case 2, 3:
-			lastItem[a] = item
-			tool := pick(tools, e.Tool)
-			doc := Docs[int(e.Doc)%len(Docs)]
-			if sw != nil && e.Doc%4 != 0 {
-				doc = string(sw.Doc(&MixChooser{State: seed ^ uint64(e.Doc)<<16 ^ uint64(e.Chunk)<<8 ^ uint64(e.Garbage)}, tool))
-			}
-			sent[a+"/"+item] = &callState{doc: doc}
-			evs = append(evs, sealgate.BeginEvent(a, item, pick(calls, e.Call), tool))
-		case 4, 5, 6:
-			var b []byte
-			switch {
-			case e.UseGarbage:
-				b = GarbagePieces[int(e.Garbage)%len(GarbagePieces)]
-			case cs != nil:
-				n := min(int(e.Chunk)%24, len(cs.doc)-cs.sent)
-				if int(e.Chunk)%24 == 23 {
-					n = len(cs.doc) - cs.sent
-				}
-				b = []byte(cs.doc[cs.sent : cs.sent+n])
-				cs.sent += n
-			}
-			evs = append(evs, sealgate.DeltaEvent(a, item, b))
-		case 7:
-			switch {
-			case e.Final%4 == 1 && cs != nil:
-				evs = append(evs, sealgate.EndFinalEvent(a, item, []byte(cs.doc[:cs.sent])))
-			case e.Final%4 == 2 && cs != nil:
-				evs = append(evs, sealgate.EndFinalEvent(a, item, []byte(cs.doc)))
-			case e.Final%4 == 3:
-				evs = append(evs, sealgate.EndFinalEvent(a, item, GarbagePieces[int(e.Garbage)%len(GarbagePieces)]))
-			default:
-				evs = append(evs, sealgate.EndEvent(a, item))
-			}
-		case 8:
-			evs = append(evs, sealgate.CloseEvent(a, sealgate.Status(1+int(e.Status)%5)))
-		case 9:
-			evs = append(evs, sealgate.PeekEvent(a, item))
-		case 10:
-			evs = append(evs, sealgate.AckEvent(ackKey(cfg, evs, e.Key), e.OK))
-		case 11:
-			evs = append(evs, sealgate.RestartEvent())
-		}
+	cur      string
+	lastItem map[string]string
+}
+
+// callState is a call's document and how much of it was streamed.
+type callState struct {
+	doc  string
+	sent int
+}
+
+// event interprets one raw event.
+func (b *eventBuilder) event(e RawEvent) {
+	a, item := b.target(e)
+	cs := b.sent[a+"/"+item]
+	switch e.Kind % 13 {
+	case 0:
+		// zeros past the end of the input add nothing
+	case 1, 12:
+		b.open(e)
+	case 2, 3:
+		b.begin(e, a, item)
+	case 4, 5, 6:
+		b.add(sealgate.DeltaEvent(a, item, fragment(e, cs)))
+	case 7:
+		b.add(endEvent(e, a, item, cs))
+	case 8:
+		b.add(sealgate.CloseEvent(a, sealgate.Status(1+int(e.Status)%5)))
+	case 9:
+		b.add(sealgate.PeekEvent(a, item))
+	case 10:
+		b.add(sealgate.AckEvent(ackKey(b.cfg, b.evs, e.Key), e.OK))
+	case 11:
+		b.add(sealgate.RestartEvent())
 	}
-	return evs
+}
+
+func (b *eventBuilder) add(e sealgate.Event) { b.evs = append(b.evs, e) }
+
+// target is the attempt and item e goes to: mostly the attempt opened last
+// and the item begun last in it, else e's picks from the pools.
+func (b *eventBuilder) target(e RawEvent) (a, item string) {
+	a, item = pick(attempts, e.Attempt), pick(items, e.Item)
+	if b.cur != "" && e.Attempt%4 != 3 {
+		a = b.cur
+	}
+	if li, ok := b.lastItem[a]; ok && e.Item%4 != 3 && e.Kind%13 > 3 && e.Kind%13 != 12 {
+		item = li
+	}
+	return a, item
+}
+
+// open opens an attempt of the pool, or a fresh one, and makes it current.
+func (b *eventBuilder) open(e RawEvent) {
+	a := pick(attempts, e.Attempt)
+	if e.Attempt%4 == 0 {
+		a = fmt.Sprintf("r%d", len(b.evs)) // a fresh id
+	}
+	b.cur = a
+	b.add(sealgate.OpenEvent(a, pick(turns, e.Turn)))
+}
+
+// begin begins a call of item on attempt a, growing toward a fixed
+// document or, with a swarm, mostly one generated for its tool.
+func (b *eventBuilder) begin(e RawEvent, a, item string) {
+	b.lastItem[a] = item
+	tool := pick(b.tools, e.Tool)
+	doc := Docs[int(e.Doc)%len(Docs)]
+	if b.sw != nil && e.Doc%4 != 0 {
+		doc = string(b.sw.Doc(&MixChooser{State: b.seed ^ uint64(e.Doc)<<16 ^ uint64(e.Chunk)<<8 ^ uint64(e.Garbage)}, tool))
+	}
+	b.sent[a+"/"+item] = &callState{doc: doc}
+	b.add(sealgate.BeginEvent(a, item, pick(calls, e.Call), tool))
+}
+
+// fragment is a delta's bytes: a garbage piece, or the next piece of the
+// call's document (cs, nil for no call), up to 22 bytes or the whole rest.
+func fragment(e RawEvent, cs *callState) []byte {
+	switch {
+	case e.UseGarbage:
+		return GarbagePieces[int(e.Garbage)%len(GarbagePieces)]
+	case cs != nil:
+		n := min(int(e.Chunk)%24, len(cs.doc)-cs.sent)
+		if int(e.Chunk)%24 == 23 {
+			n = len(cs.doc) - cs.sent
+		}
+		b := []byte(cs.doc[cs.sent : cs.sent+n])
+		cs.sent += n
+		return b
+	}
+	return nil
+}
+
+// endEvent ends item of a: plainly, or with a final text of what was sent,
+// of the whole document, or of garbage.
+func endEvent(e RawEvent, a, item string, cs *callState) sealgate.Event {
+	switch {
+	case e.Final%4 == 1 && cs != nil:
+		return sealgate.EndFinalEvent(a, item, []byte(cs.doc[:cs.sent]))
+	case e.Final%4 == 2 && cs != nil:
+		return sealgate.EndFinalEvent(a, item, []byte(cs.doc))
+	case e.Final%4 == 3:
+		return sealgate.EndFinalEvent(a, item, GarbagePieces[int(e.Garbage)%len(GarbagePieces)])
+	}
+	return sealgate.EndEvent(a, item)
 }
 
 // ackKey names a key the run has released or reconciled so far (asking the

@@ -81,41 +81,54 @@ func drawMember(c Chooser, name string) member {
 	case 5:
 		m.schema, m.good, m.bad = `{"enum":["a","日",2,null,{"k":[1]}]}`, []string{`"a"`, `"\u0061"`, `"\u65E5"`, `2`, `2.0`, `20e-1`, `null`, `{"k":[1.0]}`}, []string{`"b"`, `2.00000000000000000001`, `{"k":[1],"j":0}`, `false`}
 	case 6:
-		b := numberBounds[c.Intn(len(numberBounds), "bound")]
-		if c.Intn(2, "exclusive") == 0 {
-			lo, hi := "minimum", "maximum"
-			if c.Intn(2, "max") == 0 {
-				m.schema, m.good, m.bad = `{"type":"number","`+lo+`":`+b.at+`}`, []string{b.at, b.same, b.above}, []string{b.below}
-			} else {
-				m.schema, m.good, m.bad = `{"type":"number","`+hi+`":`+b.at+`}`, []string{b.at, b.same, b.below}, []string{b.above}
-			}
-		} else {
-			if c.Intn(2, "max") == 0 {
-				m.schema, m.good, m.bad = `{"type":"number","exclusiveMinimum":`+b.at+`}`, []string{b.above}, []string{b.at, b.same, b.below}
-			} else {
-				m.schema, m.good, m.bad = `{"type":"number","exclusiveMaximum":`+b.at+`}`, []string{b.below}, []string{b.at, b.same, b.above}
-			}
-		}
+		boundedNumber(c, &m)
 	case 7:
 		m.schema = `{"type":"array","uniqueItems":true}`
 		m.good = []string{`[]`, `[1,2]`, `["a","b"]`, `[1,1.00000000000000000001]`, `[{"a":1},{"a":2}]`}
 		m.bad = []string{`[1,1.0]`, `["a","\u0061"]`, `[{"a":1,"b":2},{"b":2,"a":1}]`, `[1e2,100]`, `"x"`}
-	default:
-		m.schema, m.object = `{"type":"object"}`, true
-		m.good, m.bad = []string{`{}`}, []string{`[]`, `"x"`}
 	case 9:
 		// A property through a $ref to the tool schema's own $defs (the
 		// gate refuses a $ref that points outside the schema, SPEC
 		// section 4).
-		if c.Intn(2, "ref-def") == 0 {
-			m.schema, m.def = `{"$ref":"#/$defs/file"}`, `"file":{"type":"string","pattern":"\\.md$"}`
-			m.good, m.bad, m.quotedGood = []string{`"notes.md"`, `"日记.md"`}, []string{`"a.txt"`, `1`}, true
-		} else {
-			m.schema, m.def = `{"$ref":"#/$defs/count"}`, `"count":{"type":"integer","minimum":0}`
-			m.good, m.bad = []string{`0`, `7`, `1.0`, `1e2`}, []string{`-1`, `0.5`, `"1"`}
-		}
+		refToDef(c, &m)
+	default: // 8
+		m.schema, m.object = `{"type":"object"}`, true
+		m.good, m.bad = []string{`{}`}, []string{`[]`, `"x"`}
 	}
 	return m
+}
+
+// boundedNumber makes m a number member with a bound of numberBounds,
+// inclusive or exclusive, from below or above: its good and bad values lie
+// closer to the bound than float64 can tell.
+func boundedNumber(c Chooser, m *member) {
+	b := numberBounds[c.Intn(len(numberBounds), "bound")]
+	if c.Intn(2, "exclusive") == 0 {
+		lo, hi := "minimum", "maximum"
+		if c.Intn(2, "max") == 0 {
+			m.schema, m.good, m.bad = `{"type":"number","`+lo+`":`+b.at+`}`, []string{b.at, b.same, b.above}, []string{b.below}
+		} else {
+			m.schema, m.good, m.bad = `{"type":"number","`+hi+`":`+b.at+`}`, []string{b.at, b.same, b.below}, []string{b.above}
+		}
+	} else {
+		if c.Intn(2, "max") == 0 {
+			m.schema, m.good, m.bad = `{"type":"number","exclusiveMinimum":`+b.at+`}`, []string{b.above}, []string{b.at, b.same, b.below}
+		} else {
+			m.schema, m.good, m.bad = `{"type":"number","exclusiveMaximum":`+b.at+`}`, []string{b.below}, []string{b.at, b.same, b.above}
+		}
+	}
+}
+
+// refToDef makes m a member whose schema is a $ref to a definition of the
+// tool schema's $defs: a string pattern or a non-negative integer.
+func refToDef(c Chooser, m *member) {
+	if c.Intn(2, "ref-def") == 0 {
+		m.schema, m.def = `{"$ref":"#/$defs/file"}`, `"file":{"type":"string","pattern":"\\.md$"}`
+		m.good, m.bad, m.quotedGood = []string{`"notes.md"`, `"日记.md"`}, []string{`"a.txt"`, `1`}, true
+	} else {
+		m.schema, m.def = `{"$ref":"#/$defs/count"}`, `"count":{"type":"integer","minimum":0}`
+		m.good, m.bad = []string{`0`, `7`, `1.0`, `1e2`}, []string{`-1`, `0.5`, `"1"`}
+	}
 }
 
 // schemaOf is the schema text of a generated tool with members: which are
