@@ -20,29 +20,32 @@ func JSONObject() *rapid.Generator[string] {
 	})
 }
 
-// small is a number in [0, n), small ones the most common (the smaller of
+// smallIntn is a number in [0, n), small ones the most common (the smaller of
 // two choices), as rapid's own integers lean small: objects stay shallow and
 // short mostly.
-func small(c Chooser, n int, label string) int {
+func smallIntn(c Chooser, n int, label string) int {
 	return min(c.Intn(n, label), c.Intn(n, label))
 }
 
 // validObject writes one generated object with c's choices.
 func validObject(c Chooser) string {
 	var b strings.Builder
-	writeObject(c, &b, 0)
+	writeValidObject(c, &b, 0)
 	return b.String()
 }
 
 var blanks = []string{"", "", "", " ", "\n  ", "\t", "\r\n"}
 
-func ws(c Chooser) string { return blanks[c.Intn(len(blanks), "ws")] }
+// blank is whitespace between tokens, mostly none.
+func blank(c Chooser) string { return blanks[c.Intn(len(blanks), "ws")] }
 
+// objectNames are the member names of valid objects.
 var objectNames = []string{"path", "content", "token", "auth", "n", "m", "名字", "a b", "k"}
 
-func writeObject(c Chooser, b *strings.Builder, depth int) {
-	b.WriteString("{" + ws(c))
-	n := small(c, 5, "members")
+// writeValidObject writes an object of up to four members of distinct names.
+func writeValidObject(c Chooser, b *strings.Builder, depth int) {
+	b.WriteString("{" + blank(c))
+	n := smallIntn(c, 5, "members")
 	seen := map[string]bool{}
 	for i := 0; i < n; i++ {
 		name := objectNames[c.Intn(len(objectNames), "name")]
@@ -51,11 +54,11 @@ func writeObject(c Chooser, b *strings.Builder, depth int) {
 		}
 		seen[name] = true
 		if len(seen) > 1 {
-			b.WriteString("," + ws(c))
+			b.WriteString("," + blank(c))
 		}
-		b.WriteString(quote(c, name) + ws(c) + ":" + ws(c))
-		writeValue(c, b, depth+1)
-		b.WriteString(ws(c))
+		b.WriteString(quoteSome(c, name) + blank(c) + ":" + blank(c))
+		writeValidValue(c, b, depth+1)
+		b.WriteString(blank(c))
 	}
 	b.WriteString("}")
 }
@@ -65,14 +68,16 @@ var (
 	literalTexts = []string{"true", "false", "null"}
 )
 
-func writeValue(c Chooser, b *strings.Builder, depth int) {
-	k := small(c, 8, "value-kind")
+// writeValidValue writes a value: mostly a string or a scalar, containers
+// above depth 3 never.
+func writeValidValue(c Chooser, b *strings.Builder, depth int) {
+	k := smallIntn(c, 8, "value-kind")
 	if depth > 3 && k >= 5 {
 		k = 0
 	}
 	switch k {
 	case 0, 1:
-		b.WriteString(quote(c, text(c)))
+		b.WriteString(quoteSome(c, randomText(c)))
 	case 2:
 		b.WriteString(numberTexts[c.Intn(len(numberTexts), "number")])
 	case 3:
@@ -80,17 +85,17 @@ func writeValue(c Chooser, b *strings.Builder, depth int) {
 	case 4:
 		b.WriteString(strconv.Itoa(c.Intn(2001, "int") - 1000))
 	case 5:
-		b.WriteString("[" + ws(c))
-		n := small(c, 4, "items")
+		b.WriteString("[" + blank(c))
+		n := smallIntn(c, 4, "items")
 		for i := 0; i < n; i++ {
 			if i > 0 {
-				b.WriteString("," + ws(c))
+				b.WriteString("," + blank(c))
 			}
-			writeValue(c, b, depth+1)
+			writeValidValue(c, b, depth+1)
 		}
 		b.WriteString("]")
 	default:
-		writeObject(c, b, depth)
+		writeValidObject(c, b, depth)
 	}
 }
 
@@ -100,8 +105,8 @@ func writeValue(c Chooser, b *strings.Builder, depth int) {
 // is drawn as often as the others.
 var textRunes = [][2]rune{{0x20, 0x7e}, {0x0a, 0x0a}, {0xe9, 0xe9}, {0x301, 0x301}, {0x4e00, 0x4e2f}, {0x1f600, 0x1f60f}}
 
-// text is a string of 0 to 16 runes, mostly short.
-func text(c Chooser) string {
+// randomText is a string of 0 to 16 runes, mostly short.
+func randomText(c Chooser) string {
 	n := c.Intn(5, "text-len")
 	if c.Intn(4, "long-text") == 0 {
 		n = c.Intn(17, "long-text-len")
@@ -114,9 +119,9 @@ func text(c Chooser) string {
 	return b.String()
 }
 
-// quote writes s as a JSON string, escaping some runes as \uXXXX (pairs
+// quoteSome writes s as a JSON string, escaping some runes as \uXXXX (pairs
 // above the BMP) and the rest as themselves or short escapes.
-func quote(c Chooser, s string) string {
+func quoteSome(c Chooser, s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {

@@ -4,6 +4,10 @@
 // restarts, acks, peeks) under a drawn configuration, with every check of
 // package check run after every step. Tests (props_test.go), the bug-zoo
 // meta-test and the power benchmark all run the same machine.
+//
+// The machine holds only the state of a run; the values it sends (the
+// configuration, each call's tool and document) come from package gen.
+// Its steps are the named methods of the actions table (actions.go).
 package machine
 
 import (
@@ -23,6 +27,8 @@ import (
 // after every step the whole stream is checked — gate against model, the
 // invariant catalog, chunking and isolation.
 
+// call is what the machine intended for a call: its document and how
+// much of it was sent.
 type call struct {
 	attempt, item, id, tool string
 	doc                     []byte
@@ -38,6 +44,8 @@ type attempt struct {
 	events   []sealgate.Event // its own events, for replays
 }
 
+// machine is one run's state: its configuration, the stream so far and
+// what the machine intended for it.
 type machine struct {
 	chk      *check.Checker
 	failed   *Failure // where the last failing stream is kept, if not nil

@@ -12,6 +12,7 @@ import (
 // The machine's stream: what it has sent, what it intended, and the
 // helpers actions build on to send more.
 
+// emit appends e to the stream, and to a's own events when a is not nil.
 func (m *machine) emit(t *rapid.T, a *attempt, e sealgate.Event) {
 	m.events = append(m.events, e)
 	if a != nil {
@@ -33,6 +34,7 @@ func (m *machine) ledgerKeys() []string {
 	return m.model.LedgerKeys()
 }
 
+// live are the attempts opened since the last restart that have not ended.
 func (m *machine) live() []*attempt {
 	var out []*attempt
 	for _, a := range m.attempts {
@@ -78,6 +80,7 @@ func (m *machine) pickCall(t *rapid.T) *call {
 	return rapid.SampledFrom(all).Draw(t, "call")
 }
 
+// attemptOf is the attempt of that id since the last restart, or nil.
 func (m *machine) attemptOf(id string) *attempt {
 	for _, a := range m.attempts {
 		if a.id == id {
@@ -87,6 +90,7 @@ func (m *machine) attemptOf(id string) *attempt {
 	return nil
 }
 
+// open opens a new attempt of turn, superseding the live ones of that turn.
 func (m *machine) open(t *rapid.T, turn string) *attempt {
 	m.nextID++
 	a := &attempt{id: "r" + strconv.Itoa(m.nextID), turn: turn, live: true}
@@ -123,11 +127,15 @@ func (m *machine) finish(t *rapid.T, a *attempt, c *call) {
 	m.emit(t, a, sealgate.EndEvent(a.id, c.item))
 }
 
+// drawStatus is a close's status: complete three times in eight, else
+// each way of ending early.
 func drawStatus(t *rapid.T) sealgate.Status {
 	return rapid.SampledFrom([]sealgate.Status{sealgate.Complete, sealgate.Complete, sealgate.Complete,
 		sealgate.Disconnected, sealgate.Disconnected, sealgate.Truncated, sealgate.Failed, sealgate.Cancelled}).Draw(t, "status")
 }
 
+// closeWith closes a with status st; a live attempt that closes complete
+// goes to the history, to be replayed.
 func (m *machine) closeWith(t *rapid.T, a *attempt, st sealgate.Status) {
 	m.emit(t, a, sealgate.CloseEvent(a.id, st))
 	if a.live {
@@ -138,11 +146,13 @@ func (m *machine) closeWith(t *rapid.T, a *attempt, st sealgate.Status) {
 	}
 }
 
+// begin begins a call of item on a with the next call id, growing toward doc.
 func (m *machine) begin(t *rapid.T, a *attempt, item, tool string, doc []byte) *call {
 	m.nextCall++
 	return m.beginAs(t, a, item, "c"+strconv.Itoa(m.nextCall), tool, doc)
 }
 
+// beginAs begins a call of item on a with call id id, growing toward doc.
 func (m *machine) beginAs(t *rapid.T, a *attempt, item, id, tool string, doc []byte) *call {
 	c := &call{attempt: a.id, item: item, id: id, tool: tool, doc: doc}
 	a.calls = append(a.calls, c)
@@ -195,6 +205,7 @@ func (m *machine) trailing(t *rapid.T, a *attempt, cs []*call) {
 	m.emit(t, a, sealgate.DeltaEvent(a.id, c.item, []byte(`}`)))
 }
 
+// calls are a's calls (none for an attempt never opened).
 func (m *machine) calls(a *attempt) []*call {
 	if a == nil {
 		return nil
