@@ -53,8 +53,8 @@ func (d drawChooser) Intn(n int, label string) int {
 
 // SeededChooser is the source of one generated document's (or swarm's)
 // choices under rapid: a generator seeded by one draw. A document takes
-// dozens of choices, and one rapid draw each halved the machine reading's
-// execs (rapid logs every draw under go fuzz); the reducer, not rapid's
+// dozens of choices, and one rapid draw each would cost the machine reading
+// many of its execs (rapid logs every draw under go fuzz); the reducer, not rapid's
 // shrinker, makes a failing document or configuration small.
 func SeededChooser(t *rapid.T) Chooser {
 	return &MixChooser{State: rapid.Uint64().Draw(t, "doc-seed")}

@@ -80,11 +80,11 @@ func (m *machine) describe(weights []string) string {
 
 // runBudgets are the lengths a fuzzed run may draw, in events: past its
 // budget it stops at the next step (runOver). The swarm's heavy actions
-// (whole turns, replays, two-key and budget retries) made runs of rapid's
-// 30 steps average 286 events, 2.8 times the fixed machine's. Under go
+// (whole turns, replays, two-key and budget retries) make runs of rapid's
+// steps several times longer than the fixed machine's. Under go
 // fuzz, which keeps what adds coverage and mutates it, an exec is one of
 // millions and short ones are worth more (libFuzzer prefers short inputs
-// too): most fuzzed runs are short now, one in six still runs to the end,
+// too): most fuzzed runs are short, one in six still runs to the end,
 // and a mutation can change the budget. Under rapid (Run, Hunt, Observe),
 // where a seed has 100 runs, each runs to rapid's end.
 var runBudgets = []int{32, 64, 64, 128, 256, 1 << 30}
