@@ -53,7 +53,8 @@ var GarbagePieces = [][]byte{
 	[]byte(`"token":"leak`), []byte("]"), []byte(`{}`), []byte("\n"), []byte(`\u00`), []byte("tru"),
 }
 
-// fixedConfig sets the fixed configuration's choices of r.
+// fixedConfig sets the gofuzz reading's fixed configuration from the
+// switches of r.
 func fixedConfig(cfg *sealgate.Config, r Raw) {
 	if r.Allow {
 		cfg.Tools[0].Allow = &sealgate.Allow{Field: "path", Values: []string{"notes.md"}}
