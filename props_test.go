@@ -11,6 +11,7 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/model"
 )
@@ -26,7 +27,7 @@ func TestGateStateMachine(t *testing.T) {
 // strict parsers, and the release compaction equals encoding/json.Compact.
 func TestGeneratedJSONAccepted(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		doc := []byte(machine.JSONObject().Draw(t, "doc"))
+		doc := []byte(gen.JSONObject().Draw(t, "doc"))
 		depth := sealgate.DefaultLimits().Depth
 		if r, err := gate.ValidJSON(doc, depth); r != "" {
 			t.Fatalf("gate rejects valid %q: %s: %v", doc, r, err)
@@ -48,7 +49,7 @@ func TestGeneratedJSONAccepted(t *testing.T) {
 // still valid or rejected by both parsers with the same reason.
 func TestSingleByteCorruption(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		doc := []byte(machine.JSONObject().Draw(t, "doc"))
+		doc := []byte(gen.JSONObject().Draw(t, "doc"))
 		i := rapid.IntRange(0, len(doc)-1).Draw(t, "at")
 		doc[i] = rapid.Byte().Draw(t, "byte")
 		depth := rapid.IntRange(1, 6).Draw(t, "depth")
