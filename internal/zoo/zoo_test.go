@@ -128,7 +128,7 @@ func TestZooDeterministicKill(t *testing.T) {
 // TestZooDeterministicTable: docs/power/deterministic.md has a row for
 // every bug, naming the layer and place its Kill names.
 func TestZooDeterministicTable(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("..", "..", "docs", "power", "deterministic.md"))
+	text, err := os.ReadFile(filepath.Join("..", "..", "docs", "research", "power", "deterministic.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
