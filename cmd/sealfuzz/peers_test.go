@@ -67,7 +67,7 @@ func TestPeersReplayStale(t *testing.T) {
 	}
 }
 
-// TestStoredPeerBodiesReplay: every body committed under docs/peers
+// TestStoredPeerBodiesReplay: every body committed under corpus/peers
 // reproduces its violation on this checkout.
 func TestStoredPeerBodiesReplay(t *testing.T) {
 	bodies, _ := filepath.Glob(filepath.Join("..", "..", "corpus", "peers", "*.sse"))
