@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -31,12 +30,15 @@ func readREADME(t *testing.T) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
+// goTool is the go command the checks run: the README is checked by what
+// a reader would type.
 func goTool(t *testing.T) string {
 	t.Helper()
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("these checks run the go command: %v", err)
 	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
+	return p
 }
 
 // TestREADMELength: the README stays at most readmeMaxLines lines.
