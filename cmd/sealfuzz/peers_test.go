@@ -67,10 +67,10 @@ func TestPeersReplayStale(t *testing.T) {
 	}
 }
 
-// TestStoredPeerBodiesReplay: every body committed under docs/peers
+// TestStoredPeerBodiesReplay: every body committed under corpus/peers
 // reproduces its violation on this checkout.
 func TestStoredPeerBodiesReplay(t *testing.T) {
-	bodies, _ := filepath.Glob(filepath.Join("..", "..", "docs", "peers", "*.sse"))
+	bodies, _ := filepath.Glob(filepath.Join("..", "..", "corpus", "peers", "*.sse"))
 	for _, b := range bodies {
 		var o, e bytes.Buffer
 		if code := run([]string{"peers", "-replay", b}, &o, &e); code != 0 {

@@ -89,7 +89,7 @@ func TestZooNamesUnique(t *testing.T) {
 
 // TestZooDeterministicKill: every bug dies in the deterministic layer its
 // Kill names, and the correct gate passes there (so the layer kills the
-// bug, not everything). This is what docs/power/deterministic.md claims.
+// bug, not everything). This is what docs/research/power/deterministic.md claims.
 func TestZooDeterministicKill(t *testing.T) {
 	for _, b := range zoo.All {
 		t.Run(b.Name, func(t *testing.T) {
@@ -125,10 +125,10 @@ func TestZooDeterministicKill(t *testing.T) {
 	}
 }
 
-// TestZooDeterministicTable: docs/power/deterministic.md has a row for
+// TestZooDeterministicTable: docs/research/power/deterministic.md has a row for
 // every bug, naming the layer and place its Kill names.
 func TestZooDeterministicTable(t *testing.T) {
-	text, err := os.ReadFile(filepath.Join("..", "..", "docs", "power", "deterministic.md"))
+	text, err := os.ReadFile(filepath.Join("..", "..", "docs", "research", "power", "deterministic.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,12 +147,12 @@ func TestZooDeterministicTable(t *testing.T) {
 	for _, b := range zoo.All {
 		cells, ok := rows[b.Name]
 		if !ok {
-			t.Errorf("docs/power/deterministic.md has no row for %s", b.Name)
+			t.Errorf("docs/research/power/deterministic.md has no row for %s", b.Name)
 			continue
 		}
 		// bug | class | SPEC rule | layer | file/test | ...
 		if len(cells) < 5 || cells[3] != b.Kill.Layer || strings.Trim(cells[4], "`") != b.Kill.Where {
-			t.Errorf("docs/power/deterministic.md row %s: %q, want layer %s at %s", b.Name, cells, b.Kill.Layer, b.Kill.Where)
+			t.Errorf("docs/research/power/deterministic.md row %s: %q, want layer %s at %s", b.Name, cells, b.Kill.Layer, b.Kill.Where)
 		}
 	}
 }
