@@ -13,6 +13,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/stdiogate/internal/protocol"
 )
 
 // Client runs a gate command and hands it out as check subjects, one run
@@ -34,10 +35,10 @@ type Client struct {
 // DefaultTimeout is how long the client waits for one answer.
 const DefaultTimeout = 5 * time.Second
 
-// StartTimeout is the least the client waits for the hello, which may
+// startTimeout is the least the client waits for the hello, which may
 // follow a process start (an interpreter loading its modules, a binary
 // built with the race detector).
-const StartTimeout = 20 * time.Second
+const startTimeout = 20 * time.Second
 
 // NewClient prepares to run argv (the command and its arguments). timeout
 // bounds each answer (hello, or an event's decisions and done); 0 means
@@ -67,9 +68,6 @@ func (c *Client) Close() error {
 	return os.RemoveAll(c.dir)
 }
 
-// Argv is the gate command.
-func (c *Client) Argv() []string { return append([]string(nil), c.argv...) }
-
 // Checker checks this client's gate with the whole suite.
 func (c *Client) Checker() *check.Checker { return check.NewChecker(c.Open) }
 
@@ -98,19 +96,19 @@ func (f *Failure) Error() string {
 
 func (f *Failure) Unwrap() error { return check.ErrSubjectFailed }
 
-// Refusal is the gate refusing a configuration. It carries the
+// refusal is the gate refusing a configuration. It carries the
 // capabilities of the gate's last hello, if there was one, so that the
 // refusal of a gate that claims full fidelity is compared with the model's.
-type Refusal struct {
+type refusal struct {
 	Text string
 	caps *check.Capabilities
 }
 
-func (r *Refusal) Error() string { return "the gate refused the configuration: " + r.Text }
+func (r *refusal) Error() string { return "the gate refused the configuration: " + r.Text }
 
 // Capabilities is what the gate claimed in its last hello; a refusal before
 // any hello claims nothing.
-func (r *Refusal) Capabilities() check.Capabilities {
+func (r *refusal) Capabilities() check.Capabilities {
 	if r.caps == nil {
 		return check.Capabilities{}
 	}
@@ -166,20 +164,20 @@ func (s *session) configure() (check.Capabilities, error) {
 		}
 		s.p = p
 	}
-	line, err := Marshal(&Message{V: Version, Type: TypeConfig, Config: EncodeConfig(s.cfg), Ledger: s.ledger})
+	line, err := protocol.Marshal(&protocol.Message{V: protocol.Version, Type: protocol.TypeConfig, Config: protocol.EncodeConfig(s.cfg), Ledger: s.ledger})
 	if err != nil {
 		return none, err // a configuration the wire cannot carry: ours to fix, not the gate's
 	}
 	if f := s.p.send(line, s.c.timeout, 0); f != nil {
 		return none, s.fail(f)
 	}
-	m, f := s.p.receive(max(s.c.timeout, StartTimeout), 0)
+	m, f := s.p.receive(max(s.c.timeout, startTimeout), 0)
 	if f != nil {
 		return none, s.fail(f)
 	}
 	switch m.Type {
-	case TypeHello:
-		caps, err := DecodeCaps(m.Capabilities)
+	case protocol.TypeHello:
+		caps, err := protocol.DecodeCaps(m.Capabilities)
 		if err != nil {
 			return none, s.fail(&Failure{What: "broke the protocol", Detail: err.Error()})
 		}
@@ -187,11 +185,11 @@ func (s *session) configure() (check.Capabilities, error) {
 		s.c.lastCaps = &caps
 		s.c.mu.Unlock()
 		return caps, nil
-	case TypeRefused:
+	case protocol.TypeRefused:
 		s.c.mu.Lock()
 		caps := s.c.lastCaps
 		s.c.mu.Unlock()
-		return none, &Refusal{Text: m.Text, caps: caps}
+		return none, &refusal{Text: m.Text, caps: caps}
 	}
 	return none, s.fail(&Failure{What: "broke the protocol", Detail: fmt.Sprintf("answered the config line with a %s line, want hello or refused", m.Type)})
 }
@@ -249,7 +247,7 @@ func (s *session) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 }
 
 func eventLine(n int, ev sealgate.Event) ([]byte, error) {
-	return Marshal(&Message{V: Version, Type: TypeEvent, N: &n, Event: EncodeEvent(ev)})
+	return protocol.Marshal(&protocol.Message{V: protocol.Version, Type: protocol.TypeEvent, N: &n, Event: protocol.EncodeEvent(ev)})
 }
 
 // answer reads the answer to event n: its decisions, up to its done line.
@@ -265,14 +263,14 @@ func (s *session) answer(n int) ([]sealgate.Decision, error) {
 			return out, s.fail(&Failure{What: "broke the protocol", Event: n, Detail: fmt.Sprintf(format, args...)})
 		}
 		switch m.Type {
-		case TypeDecision:
-			d, err := DecodeDecision(m.Decision)
+		case protocol.TypeDecision:
+			d, err := protocol.DecodeDecision(m.Decision)
 			if err != nil {
 				return bad("line %d of its answer: %v", len(out)+1, err)
 			}
 			d.At = n
 			out = append(out, d)
-		case TypeDone:
+		case protocol.TypeDone:
 			if *m.N != n {
 				return bad("done for event %d, want %d", *m.N, n)
 			}
@@ -283,7 +281,7 @@ func (s *session) answer(n int) ([]sealgate.Decision, error) {
 				s.retained = *m.Retained
 			}
 			return out, nil
-		case TypeError:
+		case protocol.TypeError:
 			return out, s.fail(&Failure{What: "could not parse", Event: n, Detail: m.Text})
 		default:
 			return bad("a %s line in the answer to an event", m.Type)
@@ -383,7 +381,7 @@ func (c *Client) spawn() (*process, error) {
 	c.Spawns++
 	c.mu.Unlock()
 	go func() {
-		r := NewLineReader(stdout, MaxLineBytes)
+		r := protocol.NewLineReader(stdout, protocol.MaxLineBytes)
 		for {
 			line, err := r.ReadLine()
 			select {
@@ -449,7 +447,7 @@ func (p *process) send(line []byte, timeout time.Duration, event int) *Failure {
 }
 
 // receive reads and parses one line within the timeout.
-func (p *process) receive(timeout time.Duration, event int) (*Message, *Failure) {
+func (p *process) receive(timeout time.Duration, event int) (*protocol.Message, *Failure) {
 	timer := time.NewTimer(max(timeout, 0))
 	defer timer.Stop()
 	select {
@@ -461,9 +459,9 @@ func (p *process) receive(timeout time.Duration, event int) (*Message, *Failure)
 		case r.err != nil:
 			return nil, &Failure{What: "broke the protocol", Event: event, Detail: r.err.Error()}
 		}
-		m, err := Unmarshal(r.line)
+		m, err := protocol.Unmarshal(r.line)
 		if err != nil {
-			return nil, &Failure{What: "broke the protocol", Event: event, Detail: fmt.Sprintf("%v in line %q", err, clip(r.line))}
+			return nil, &Failure{What: "broke the protocol", Event: event, Detail: fmt.Sprintf("%v in line %q", err, protocol.Clip(r.line))}
 		}
 		return m, nil
 	case <-timer.C:

@@ -6,24 +6,32 @@ import (
 	"github.com/sealgate/sealgate/gate"
 )
 
-// RealGate is the project's own gate as a Backend, over a journal ledger
-// at each run's ledger path; fsync syncs the journal at every change.
-func RealGate(fsync bool) Backend { return realGate{fsync: fsync} }
-
-type realGate struct{ fsync bool }
-
-// Capabilities: the real gate claims the whole SPEC.
-func (realGate) Capabilities() check.Capabilities { return check.FullCapabilities() }
-
-func (b realGate) Open(cfg sealgate.Config, path string) (Gate, func() error, error) {
-	l, err := openJournal(path, b.fsync)
-	if err != nil {
-		return nil, nil, err
+// Control is the project's own gate as a Backend, the control every other
+// gate is compared with: over a journal ledger at each run's ledger path,
+// claiming the whole SPEC. fsync syncs the journal at every change.
+func Control(fsync bool) Backend {
+	return func(cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
+		l, err := openJournal(ledgerPath, fsync)
+		if err != nil {
+			return nil, err
+		}
+		g, err := gate.New(cfg, l)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		return control{g, l}, nil
 	}
-	g, err := gate.New(cfg, l)
-	if err != nil {
-		l.Close()
-		return nil, nil, err
-	}
-	return g, l.Close, nil
 }
+
+// control is the real gate over its journal, as a subject; FeedDelta and
+// Retained are the gate's.
+type control struct {
+	*gate.Gate
+	journal *journal
+}
+
+func (control) Capabilities() check.Capabilities { return check.FullCapabilities() }
+
+// Close closes the journal at the end of the run.
+func (c control) Close() error { return c.journal.Close() }

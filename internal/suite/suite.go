@@ -56,7 +56,7 @@ func Corpus(t *testing.T, dir string) {
 				continue
 			}
 		}
-		r := check.RunScenario(s)
+		r := check.Default.RunScenario(s)
 		if r.GateErr != nil {
 			t.Errorf("%s: %v", f, r.GateErr)
 			continue
