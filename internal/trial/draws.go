@@ -12,22 +12,30 @@ import (
 // Hunt runs the rapid state machine, which checks after every step, for
 // checks runs from seed, and returns the first failing run as a stream
 // (Err set; Config and Events are its counterexample) or a passing one.
-func Hunt(chk *check.Checker, seed uint64, checks int) Stream {
+// An error is the machine itself failing (it could not run).
+func Hunt(chk *check.Checker, seed uint64, checks int) (Stream, error) {
 	s := Stream{Phase: PhaseMachine, Source: fmt.Sprintf("machine seed %d", seed)}
 	f, after, err := machine.Hunt(chk, seed, checks)
-	switch {
-	case err != nil:
-		s.Err = err
-	case f != nil:
+	if err != nil {
+		return s, err
+	}
+	if f != nil {
 		s.Config, s.Events, s.Err, s.Took = f.Config, f.Events, f.Err, after
 	}
-	return s
+	return s, nil
 }
 
 // Hunts is Plan.Machine for one machine run per seed, from seed on, so
-// that every failing run counts.
+// that every failing run counts. A machine that cannot run is reported
+// as the stream's failure, with no events.
 func Hunts(chk *check.Checker, seed uint64) func(i int) (Stream, bool) {
-	return func(i int) (Stream, bool) { return Hunt(chk, seed+uint64(i), 1), true }
+	return func(i int) (Stream, bool) {
+		s, err := Hunt(chk, seed+uint64(i), 1)
+		if err != nil {
+			s.Err = err
+		}
+		return s, true
+	}
 }
 
 // Replay runs the state machine on a bitstream and returns the stream it
