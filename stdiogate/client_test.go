@@ -145,7 +145,7 @@ func TestControlCorpus(t *testing.T) {
 			t.Errorf("%s: %v", s.Name, err)
 		}
 	}
-	t.Logf("%d processes started", c.Spawns)
+	t.Logf("%d processes started", c.Spawns())
 }
 
 func TestControlRefusesAsTheGateDoes(t *testing.T) {
@@ -212,13 +212,13 @@ func TestRefusalIsNoViolation(t *testing.T) {
 func TestRestartKeepsTheLedger(t *testing.T) {
 	c := helper(t, "control", 0)
 	evs := append(append(append([]sealgate.Event{}, fiveEvents...), sealgate.RestartEvent()), fiveEvents...)
-	before := c.Spawns
+	before := c.Spawns()
 	tr := c.Checker().Record(oneTool(), evs)
 	got, err := tr.Decisions, tr.Err
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Spawns-before < 1 {
+	if c.Spawns()-before < 1 {
 		t.Fatalf("the restart started no process")
 	}
 	want := check.Default.Run(oneTool(), evs).Model

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/stdiogate/internal/control"
 	"github.com/sealgate/sealgate/stdiogate/internal/protocol"
 )
 
@@ -152,4 +153,13 @@ func feedOne(g check.Subject, ev sealgate.Event, n *int, caps check.Capabilities
 		done.Retained = &r
 	}
 	return write(done)
+}
+
+// Control is the project's own gate as a Backend, the control every other
+// gate is compared with: over a journal ledger at each run's ledger path,
+// claiming the whole SPEC. fsync syncs the journal at every change.
+func Control(fsync bool) Backend {
+	return func(cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
+		return control.Open(cfg, ledgerPath, fsync)
+	}
 }

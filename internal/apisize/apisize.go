@@ -15,8 +15,10 @@ import (
 )
 
 // Exported lists the exported identifiers of the package in dir: its
-// top-level types, functions, variables and constants, and the exported
-// methods of its types ("T.M"), read from its non-test .go files. Struct
+// top-level types, functions, variables and constants, and every exported
+// method it declares ("T.M"), on an unexported type too (a method such as
+// session.Feed is reachable through an interface, and is code the package
+// must keep to its contract), read from its non-test .go files. Struct
 // fields and interface methods are not counted: they belong to their type.
 func Exported(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
@@ -58,9 +60,7 @@ func fileExported(f *ast.File) []string {
 				names = append(names, d.Name.Name)
 				continue
 			}
-			if recv := receiver(d.Recv.List[0].Type); ast.IsExported(recv) {
-				names = append(names, recv+"."+d.Name.Name)
-			}
+			names = append(names, receiver(d.Recv.List[0].Type)+"."+d.Name.Name)
 		case *ast.GenDecl:
 			for _, s := range d.Specs {
 				switch s := s.(type) {

@@ -27,7 +27,7 @@ func (G[X]) M() {}
 		t.Fatal(err)
 	}
 	got := fileExported(f)
-	want := []string{"T", "T.M", "T.N", "F", "V", "C", "G", "G.M"}
+	want := []string{"T", "T.M", "T.N", "u.M", "F", "V", "C", "G", "G.M"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

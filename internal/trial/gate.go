@@ -175,7 +175,7 @@ func (g *gateRun) report() int {
 		counts = append(counts, fmt.Sprintf("%s %d", p, g.streams[p]))
 	}
 	fmt.Fprintf(g.stdout, "\ntest: %d violations of %d checks in %s streams; %d gate processes; %v\n",
-		total, len(g.order), strings.Join(counts, ", "), g.client.Spawns, time.Since(g.started).Round(time.Millisecond))
+		total, len(g.order), strings.Join(counts, ", "), g.client.Spawns(), time.Since(g.started).Round(time.Millisecond))
 	if total > 0 {
 		return 1
 	}
