@@ -37,61 +37,15 @@ func slug(f *Finding) string {
 // write writes the replay inputs into bodies and the report (README.md,
 // peers.png) into dir, each unless its folder is "".
 func (r *report) write(dir, bodies string) error {
-	for _, d := range []string{dir, bodies} {
-		if d == "" {
-			continue
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	if bodies != "" {
-		old, _ := filepath.Glob(filepath.Join(bodies, "*.s[sc][en]"))
-		for _, f := range old {
-			if strings.HasSuffix(f, ".sse") || strings.HasSuffix(f, ".scn") {
-				os.Remove(f)
-			}
-		}
-	}
-	link := "" // from the report to the bodies
-	if dir != "" && bodies != "" {
-		rel, err := filepath.Rel(dir, bodies)
-		if err != nil {
-			return err
-		}
-		link = filepath.ToSlash(rel) + "/"
+	link, err := prepare(dir, bodies)
+	if err != nil {
+		return err
 	}
 	var rows strings.Builder
 	for _, f := range r.h.Sorted() {
-		body := "(not reduced)"
-		if red := f.Reduce; red != nil && red.Err != nil && bodies == "" {
-			body = fmt.Sprintf("(%d SSE events, not written)", len(red.Body.Events))
-		} else if red != nil && red.Err != nil {
-			name := slug(f)
-			sse := filepath.Join(bodies, name+".sse")
-			hdr := Header{Peer: f.Peer.Name, Violation: Class(red.Err), Notes: []string{
-				fmt.Sprintf("sealfuzz peers: %s (%s %s) breaks %s", f.Peer.Name, f.Peer.Module, f.Peer.Version(), Class(red.Err)),
-				"replay: go run ./cmd/sealfuzz peers -replay " + filepath.ToSlash(sse),
-				"found from: " + f.Input.Source + " " + f.Input.Name + ", fault " + f.Input.Fault.String(),
-			}}
-			if err := os.WriteFile(sse, Stored(hdr, red.Body), 0o644); err != nil {
-				return err
-			}
-			s, err := reduce.Scenario(Config(red.Outcome.Meaning.Events), red.Outcome.Meaning.Events, red.Err)
-			if err != nil {
-				return err
-			}
-			var note strings.Builder
-			fmt.Fprintf(&note, "# %s.sse decoded by wire (the events), then what the reference model decides;\n# the peer %s released instead:\n", name, f.Peer.Name)
-			for _, line := range strings.Split(strings.TrimSpace(string(scn.FormatDecisions(red.Outcome.Releases))), "\n") {
-				if line != "" {
-					note.WriteString("#   " + line + "\n")
-				}
-			}
-			if err := os.WriteFile(filepath.Join(bodies, name+".scn"), append([]byte(note.String()), s...), 0o644); err != nil {
-				return err
-			}
-			body = fmt.Sprintf("[%s.sse](%s%s.sse) (%d SSE events), [.scn](%s%s.scn)", name, link, name, len(red.Body.Events), link, name)
+		body, err := writeBody(f, bodies, link)
+		if err != nil {
+			return err
 		}
 		first := []string{}
 		for _, src := range []string{"generated", "machine", "corpus"} {
@@ -194,6 +148,76 @@ func (r *report) chart(path string) error {
 	pl.X.Tick.Label.Rotation = math.Pi / 4
 	pl.X.Tick.Label.XAlign = draw.XRight
 	return pl.Save(11*vg.Inch, 7*vg.Inch, path)
+}
+
+// prepare makes the report's and the bodies' folders, removes the bodies
+// of an earlier run, and returns the path from the report to the bodies
+// ("" when either is not written).
+func prepare(dir, bodies string) (link string, err error) {
+	for _, d := range []string{dir, bodies} {
+		if d == "" {
+			continue
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
+	}
+	if bodies == "" {
+		return "", nil
+	}
+	old, _ := filepath.Glob(filepath.Join(bodies, "*.s[sc][en]"))
+	for _, f := range old {
+		if strings.HasSuffix(f, ".sse") || strings.HasSuffix(f, ".scn") {
+			os.Remove(f)
+		}
+	}
+	if dir == "" {
+		return "", nil
+	}
+	rel, err := filepath.Rel(dir, bodies)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel) + "/", nil
+}
+
+// writeBody writes a finding's minimal body (.sse, with a header that
+// says how to replay it) and its scenario (.scn, the model's decisions and
+// what the peer released) into bodies, and returns the table's cell for
+// them, linked from the report by link.
+func writeBody(f *Finding, bodies, link string) (string, error) {
+	red := f.Reduce
+	switch {
+	case red == nil || red.Err == nil:
+		return "(not reduced)", nil
+	case bodies == "":
+		return fmt.Sprintf("(%d SSE events, not written)", len(red.Body.Events)), nil
+	}
+	name := slug(f)
+	sse := filepath.Join(bodies, name+".sse")
+	hdr := Header{Peer: f.Peer.Name, Violation: Class(red.Err), Notes: []string{
+		fmt.Sprintf("sealfuzz peers: %s (%s %s) breaks %s", f.Peer.Name, f.Peer.Module, f.Peer.Version(), Class(red.Err)),
+		"replay: go run ./cmd/sealfuzz peers -replay " + filepath.ToSlash(sse),
+		"found from: " + f.Input.Source + " " + f.Input.Name + ", fault " + f.Input.Fault.String(),
+	}}
+	if err := os.WriteFile(sse, Stored(hdr, red.Body), 0o644); err != nil {
+		return "", err
+	}
+	s, err := reduce.Scenario(Config(red.Outcome.Meaning.Events), red.Outcome.Meaning.Events, red.Err)
+	if err != nil {
+		return "", err
+	}
+	var note strings.Builder
+	fmt.Fprintf(&note, "# %s.sse decoded by wire (the events), then what the reference model decides;\n# the peer %s released instead:\n", name, f.Peer.Name)
+	for _, line := range strings.Split(strings.TrimSpace(string(scn.FormatDecisions(red.Outcome.Releases))), "\n") {
+		if line != "" {
+			note.WriteString("#   " + line + "\n")
+		}
+	}
+	if err := os.WriteFile(filepath.Join(bodies, name+".scn"), append([]byte(note.String()), s...), 0o644); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("[%s.sse](%s%s.sse) (%d SSE events), [.scn](%s%s.scn)", name, link, name, len(red.Body.Events), link, name), nil
 }
 
 // replayDir is where the report says the bodies are, as a path prefix.
