@@ -23,7 +23,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := check.RunScenario(s)
+			r := check.Default.RunScenario(s)
 			if r.GateErr != nil {
 				t.Fatalf("%s: %v", f, r.GateErr)
 			}

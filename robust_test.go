@@ -103,7 +103,7 @@ func TestRandomSequencesAgree(t *testing.T) {
 					t.Fatalf("seed %d: panic: %v\nevents:\n%s", seed, p, eventLines(evs))
 				}
 			}()
-			res = check.Run(cfg, evs)
+			res = check.Default.Run(cfg, evs)
 		}()
 		if err := res.Agree(); err != nil {
 			t.Fatalf("seed %d: %v\nevents:\n%s", seed, err, eventLines(evs))
@@ -138,7 +138,7 @@ func TestSchemaNumbersExact(t *testing.T) {
 		sealgate.EndEvent("r1", "1"),
 		sealgate.CloseEvent("r1", sealgate.Complete),
 	}
-	res := check.Run(cfg, evs)
+	res := check.Default.Run(cfg, evs)
 	if err := res.Agree(); err != nil {
 		t.Fatal(err)
 	}

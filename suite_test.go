@@ -3,7 +3,7 @@ package sealgate_test
 import (
 	"testing"
 
-	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/zoo"
 	"github.com/sealgate/sealgate/internal/zoo/faults"
 	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/internal/reduce"
@@ -14,7 +14,7 @@ import (
 // fixed seed within rapid's default 100 runs, and the reducer must bring
 // the counterexample down to at most 6 events.
 func TestRapidCatchesReleaseAtEnd(t *testing.T) {
-	chk := check.WithFaults(faults.Set{ReleaseAtEnd: true})
+	chk := zoo.WithFaults(faults.Set{ReleaseAtEnd: true})
 	for _, seed := range []uint64{1, 2, 3} {
 		got, after, err := machine.Hunt(chk, seed, 100)
 		if err != nil {

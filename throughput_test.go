@@ -17,6 +17,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/model"
 	"github.com/sealgate/sealgate/internal/fuzztarget"
 	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
@@ -216,7 +217,7 @@ func splitChecks(chk *check.Checker, scenarios []scenario) (string, time.Duratio
 		}
 		tr := chk.Record(s.cfg, s.evs)
 		tick(0)
-		check.RunModel(s.cfg, s.evs)
+		model.Run(s.cfg, s.evs)
 		tick(1)
 		if tr.Err != nil || tr.Refused {
 			continue
@@ -286,7 +287,8 @@ func TestSamplingZoo(t *testing.T) {
 	fmt.Fprintf(&report, "\n%d scenarios; sampled: determinism and I6 on one in %d\n\n| bug | fail, all checks | fail, sampled | first failing check (all checks) |\n|---|---|---|---|\n", len(scenarios), fuzztarget.FuzzSample)
 	for _, b := range zoo.All {
 		full := b.Checker()
-		sampled := full.Sampled(fuzztarget.FuzzSample)
+		sampled := *full
+		sampled.Sample = fuzztarget.FuzzSample
 		first := map[string]int{}
 		nFull, nSampled := 0, 0
 		for _, s := range scenarios {

@@ -63,6 +63,9 @@ func (g *twinGate) same(b []sealgate.Decision, berr error, m []sealgate.Decision
 
 func (g *twinGate) Retained() int { return g.bolt.Retained() }
 
+// Capabilities: the twins are the real gate, which claims the whole SPEC.
+func (g *twinGate) Capabilities() check.Capabilities { return check.FullCapabilities() }
+
 // twinChecker builds twin gates whose bolt ledgers are fresh buckets of
 // one file.
 func twinChecker(t testing.TB) *check.Checker {
@@ -75,7 +78,7 @@ func twinChecker(t testing.TB) *check.Checker {
 	}
 	t.Cleanup(func() { db.Close() })
 	gates := 0
-	return &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
+	return check.NewChecker(func(cfg sealgate.Config) (check.Subject, error) {
 		gates++
 		l, err := boltledger.New(db, &boltledger.Options{Bucket: fmt.Sprint("gate-", gates)})
 		if err != nil {
@@ -90,7 +93,7 @@ func twinChecker(t testing.TB) *check.Checker {
 			return nil, fmt.Errorf("the memory ledger's gate refused what the bolt one took: %w", err)
 		}
 		return &twinGate{bolt: bg, mem: mg}, nil
-	}}
+	})
 }
 
 // TestCorpusOverBolt replays every corpus scenario over a bolt ledger: the

@@ -2,6 +2,7 @@ package check
 
 import (
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/model"
 )
 
 // All checks one (configuration, events) run with everything the suite
@@ -23,7 +24,7 @@ func (c *Checker) All(cfg sealgate.Config, events []sealgate.Event) error {
 		return &Violation{ID: "ledger", Name: "gate failed closed", Msg: t.Err.Error()}
 	}
 	if t.Caps.Full {
-		m := RunModel(cfg, t.Events)
+		m := model.Run(cfg, t.Events)
 		if err := Compare("gate", t.Decisions, "model", m); err != nil {
 			return &Violation{ID: "I12", Name: "gate == model", Event: firstAt(err), Msg: err.Error()}
 		}

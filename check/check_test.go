@@ -32,7 +32,7 @@ var (
 // release at the close.
 func base(t *testing.T) *check.Trace {
 	t.Helper()
-	tr := check.Record(cfgWithSecret(), []sealgate.Event{open1, begin1, delta1, peek1, end1, close1})
+	tr := check.Default.Record(cfgWithSecret(), []sealgate.Event{open1, begin1, delta1, peek1, end1, close1})
 	if err := check.Invariants(tr); err != nil {
 		t.Fatalf("the unbroken trace already fails: %v", err)
 	}
@@ -80,7 +80,7 @@ func TestReleaseAtPeekCaught(t *testing.T) {
 }
 
 func TestI4CompensateWithoutRelease(t *testing.T) {
-	tr := check.Record(cfgWithSecret(), []sealgate.Event{open1, begin1, delta1, end1, sealgate.CloseEvent("r1", sealgate.Truncated)})
+	tr := check.Default.Record(cfgWithSecret(), []sealgate.Event{open1, begin1, delta1, end1, sealgate.CloseEvent("r1", sealgate.Truncated)})
 	tr.Decisions = append(tr.Decisions, sealgate.Decision{At: 5, Kind: sealgate.Compensate, Attempt: "r1", Item: "0"})
 	wantViolation(t, tr, "I4")
 }
@@ -89,7 +89,7 @@ func TestI7SameKeyTwice(t *testing.T) {
 	evs := []sealgate.Event{open1, begin1, delta1, end1, close1,
 		sealgate.OpenEvent("r2", "t1"), sealgate.BeginEvent("r2", "0", "c1", "login"),
 		sealgate.DeltaEvent("r2", "0", delta1.Bytes), sealgate.EndEvent("r2", "0"), sealgate.CloseEvent("r2", sealgate.Complete)}
-	tr := check.Record(cfgWithSecret(), evs)
+	tr := check.Default.Record(cfgWithSecret(), evs)
 	last := &tr.Decisions[len(tr.Decisions)-1]
 	if last.Reason != sealgate.Duplicate {
 		t.Fatalf("want the second call rejected duplicate, got %v", last)
@@ -151,14 +151,11 @@ func (r *routeToLast) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 func (r *routeToLast) Retained() int { return r.g.Retained() }
 
 func TestI5CatchesSharedBuffer(t *testing.T) {
-	chk := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
-		g, err := gate.New(cfg, gate.NewMemoryLedger())
-		return &routeToLast{g: g, last: map[string]string{}}, err
-	}}
+	chk := wrapChecker(func(g *gate.Gate) gated { return &routeToLast{g: g, last: map[string]string{}} })
 	evs := []sealgate.Event{open1, begin1, sealgate.BeginEvent("r1", "1", "c2", "login"),
 		sealgate.DeltaEvent("r1", "0", []byte(`{"a":1}`)), sealgate.DeltaEvent("r1", "1", []byte(`{"b":2}`)),
 		end1, sealgate.EndEvent("r1", "1"), close1}
-	orig, err := chk.RunGate(cfgWithSecret(), evs)
+	orig, err := runGate(chk, cfgWithSecret(), evs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +164,7 @@ func TestI5CatchesSharedBuffer(t *testing.T) {
 	if !errors.As(err, &v) || v.ID != "I5" {
 		t.Fatalf("want I5, got %v (decisions %v)", err, orig)
 	}
-	if check.Default.CheckIsolation(cfgWithSecret(), evs, check.Run(cfgWithSecret(), evs).Gate) != nil {
+	if check.Default.CheckIsolation(cfgWithSecret(), evs, check.Default.Run(cfgWithSecret(), evs).Gate) != nil {
 		t.Fatal("the real gate fails I5 on the same stream")
 	}
 }
@@ -185,12 +182,9 @@ func (d dropSingles) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 func (d dropSingles) Retained() int { return d.g.Retained() }
 
 func TestI6CatchesChunkDependence(t *testing.T) {
-	chk := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
-		g, err := gate.New(cfg, gate.NewMemoryLedger())
-		return dropSingles{g}, err
-	}}
+	chk := wrapChecker(func(g *gate.Gate) gated { return dropSingles{g} })
 	evs := []sealgate.Event{open1, begin1, delta1, end1, close1}
-	orig, _ := chk.RunGate(cfgWithSecret(), evs)
+	orig, _ := runGate(chk, cfgWithSecret(), evs)
 	err := chk.CheckChunking(cfgWithSecret(), evs, orig, check.SingleBytes)
 	var v *check.Violation
 	if !errors.As(err, &v) || v.ID != "I6" {
@@ -207,19 +201,16 @@ var splitDelta = []sealgate.Event{open1, begin1, sealgate.DeltaEvent("r1", "0", 
 
 // wantI12 runs evs through All with the gates that wrap makes around a real
 // one, and wants the gate == model check to fail.
-func wantI12(t *testing.T, wrap func(*gate.Gate) check.Gate, evs []sealgate.Event) {
+func wantI12(t *testing.T, wrap func(*gate.Gate) gated, evs []sealgate.Event) {
 	t.Helper()
-	chk := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
-		g, err := gate.New(cfg, gate.NewMemoryLedger())
-		return wrap(g), err
-	}}
+	chk := wrapChecker(wrap)
 	if err := chk.All(cfgWithSecret(), evs); err == nil || !strings.HasPrefix(err.Error(), "I12") {
 		t.Fatalf("want an I12 gate == model failure, got %v", err)
 	}
 }
 
 func TestAllReportsModelDisagreement(t *testing.T) {
-	wantI12(t, func(g *gate.Gate) check.Gate { return dropSingles{g} }, splitDelta)
+	wantI12(t, func(g *gate.Gate) gated { return dropSingles{g} }, splitDelta)
 }
 
 func TestRechunkMapsEvents(t *testing.T) {
@@ -253,8 +244,59 @@ func (d deltaEntryBug) FeedDelta(attempt, item string, b []byte) ([]sealgate.Dec
 }
 
 func TestChecksFeedDeltasBothWays(t *testing.T) {
-	wantI12(t, func(g *gate.Gate) check.Gate { return deltaEntryBug{g} }, splitDelta)
+	wantI12(t, func(g *gate.Gate) gated { return deltaEntryBug{g} }, splitDelta)
 	if err := check.Default.All(cfgWithSecret(), splitDelta); err != nil {
 		t.Fatalf("the real gate fails the same stream: %v", err)
 	}
+}
+
+// gated is a wrapper around the real gate with a planted bug.
+type gated interface {
+	Feed(sealgate.Event) ([]sealgate.Decision, error)
+	Retained() int
+}
+
+// fullSubject holds a wrapper to the whole SPEC, as the real gate is.
+type fullSubject struct{ gated }
+
+func (fullSubject) Capabilities() check.Capabilities { return check.FullCapabilities() }
+
+// fullDeltaSubject is a fullSubject whose wrapper has its own FeedDelta,
+// which the checks then use for every other delta.
+type fullDeltaSubject struct{ fullSubject }
+
+func (s fullDeltaSubject) FeedDelta(attempt, item string, b []byte) ([]sealgate.Decision, error) {
+	return s.gated.(deltaFeeder).FeedDelta(attempt, item, b)
+}
+
+type deltaFeeder interface {
+	FeedDelta(attempt, item string, b []byte) ([]sealgate.Decision, error)
+}
+
+// wrapChecker checks the real gate inside wrap, at full fidelity.
+func wrapChecker(wrap func(*gate.Gate) gated) *check.Checker {
+	return check.NewChecker(func(cfg sealgate.Config) (check.Subject, error) {
+		g, err := gate.New(cfg, gate.NewMemoryLedger())
+		if err != nil {
+			return nil, err
+		}
+		w := wrap(g)
+		if _, ok := w.(deltaFeeder); ok {
+			return fullDeltaSubject{fullSubject{w}}, nil
+		}
+		return fullSubject{w}, nil
+	})
+}
+
+// runGate is what the subject said, and its error.
+func runGate(chk *check.Checker, cfg sealgate.Config, evs []sealgate.Event) ([]sealgate.Decision, error) {
+	t := chk.Record(cfg, evs)
+	return t.Decisions, t.Err
+}
+
+// sampledBy is chk running its costliest checks on one scenario in n.
+func sampledBy(chk *check.Checker, n int) *check.Checker {
+	s := *chk
+	s.Sample = n
+	return &s
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/sealgate/sealgate"
 )
 
-// Mismatch is a difference between two decision lists.
+// Mismatch is a difference between two decision lists; Diff(m.AName, m.A,
+// m.BName, m.B) shows it line by line.
 type Mismatch struct {
 	AName, BName string
 	A, B         []sealgate.Decision
@@ -24,9 +25,6 @@ func (m *Mismatch) Error() string {
 	return fmt.Sprintf("decision %d differs: %s says %s; %s says %s",
 		m.Index+1, m.AName, line(m.A), m.BName, line(m.B))
 }
-
-// Diff renders the two lists as a line diff, for people.
-func (m *Mismatch) Diff() string { return Diff(m.AName, m.A, m.BName, m.B) }
 
 // Compare returns nil when a and b are the same decision lists, and a
 // *Mismatch naming the first difference otherwise.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/gate"
 	"github.com/sealgate/sealgate/scn"
 )
 
@@ -22,7 +23,7 @@ close r1 status=disconnected
 // The checking core on a user's own scenario: the real gate and the
 // reference model run it, every invariant of the catalog is checked, and
 // the gate's decisions are compared with the ones the file expects.
-func ExampleRunScenario() {
+func ExampleChecker_RunScenario() {
 	s, err := scn.Parse("mine.scn", []byte(myScenario))
 	if err != nil {
 		fmt.Println(err)
@@ -34,7 +35,7 @@ func ExampleRunScenario() {
 		return
 	}
 	fmt.Println("checks:", check.All(cfg, s.Events))
-	r := check.RunScenario(s)
+	r := check.Default.RunScenario(s)
 	fmt.Println("gate == model:", r.Agree())
 	fmt.Println("gate == expected:", check.Compare("expected", s.Expect, "gate", r.Gate))
 	// Output:
@@ -44,11 +45,15 @@ func ExampleRunScenario() {
 }
 
 // lossy is a gate under test with a planted bug: it drops every reject, as
-// an adapter that logged only releases would.
-type lossy struct{ check.Gate }
+// an adapter that logged only releases would. Around the real gate, it
+// claims the whole SPEC, so its decisions must be the model's.
+type lossy struct{ g *gate.Gate }
+
+func (lossy) Capabilities() check.Capabilities { return check.FullCapabilities() }
+func (l lossy) Retained() int                  { return l.g.Retained() }
 
 func (l lossy) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
-	ds, err := l.Gate.Feed(ev)
+	ds, err := l.g.Feed(ev)
 	var kept []sealgate.Decision
 	for _, d := range ds {
 		if d.Kind != sealgate.Reject {
@@ -58,16 +63,19 @@ func (l lossy) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 	return kept, err
 }
 
-// Any gate can be held to the suite through a Checker: here the scenario
+// Any gate can be held to the suite as a check.Subject: here the scenario
 // above catches the planted bug, and the violation names the invariant,
 // the event and the decisions that differ.
 func ExampleChecker() {
 	s, _ := scn.Parse("mine.scn", []byte(myScenario))
 	cfg, _ := s.Config()
-	c := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
-		g, err := check.RealGate(cfg)
-		return lossy{g}, err
-	}}
+	c := check.NewChecker(func(cfg sealgate.Config) (check.Subject, error) {
+		g, err := gate.New(cfg, gate.NewMemoryLedger())
+		if err != nil {
+			return nil, err
+		}
+		return lossy{g}, nil
+	})
 	fmt.Println(c.All(cfg, s.Events))
 	// Output:
 	// I12 gate == model: event 4: decision 1 differs: gate says (nothing); model says @4 reject r1 item=0 reason=turn-disconnected

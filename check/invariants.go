@@ -27,15 +27,15 @@ func (v *Violation) Error() string {
 	return fmt.Sprintf("%s %s: %s", v.ID, v.Name, v.Msg)
 }
 
-// Invariant is one named check of SPEC section 9 over a recorded trace.
-type Invariant struct {
+// invariant is one named check of SPEC section 9 over a recorded trace.
+type invariant struct {
 	ID, Name string
 	check    func(*analysis) (event int, msg string)
 }
 
-// Catalog is the invariant catalog, in SPEC order. I5 and I6 compare runs
+// catalog is the invariant catalog, in SPEC order. I5 and I6 compare runs
 // and I12 compares implementations, so they live in All, not here.
-var Catalog = []Invariant{
+var catalog = []invariant{
 	{"I1", "seal first", sealFirst},
 	{"I2", "exact bytes", exactBytes},
 	{"I3", "previews never reach the executor", previewsApart},
@@ -60,7 +60,7 @@ func Invariants(t *Trace) error {
 		return &Violation{ID: "CAPS", Name: "decisions within the declared capabilities", Event: ev, Msg: msg}
 	}
 	a := analyze(t)
-	for _, inv := range Catalog {
+	for _, inv := range catalog {
 		if !applies(inv.ID, t.Caps) {
 			continue
 		}
@@ -170,7 +170,7 @@ func badEnds(a *analysis) (int, string) {
 			if bad != 0 && d.At >= bad {
 				return d.At, fmt.Sprintf("%s after its attempt ended badly at event %d", d, bad)
 			}
-			if bad != 0 && a.t.Caps.Emits(sealgate.Compensate) && (len(c.compAt) != 1 || c.compAt[0] != bad) {
+			if bad != 0 && a.t.Caps.emits(sealgate.Compensate) && (len(c.compAt) != 1 || c.compAt[0] != bad) {
 				return bad, fmt.Sprintf("attempt %s ended badly, but its early release of item %s was compensated at events %v, want exactly [%d]", c.attempt.id, c.item, c.compAt, bad)
 			}
 		}

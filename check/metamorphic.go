@@ -13,10 +13,10 @@ import (
 // must not change its decisions (I6: re-split fragments) or its releases
 // (I5: serialize interleaved calls), and compare the two runs.
 
-// Rechunk splits every delta into pieces at the given cut points; cut(n)
+// rechunk splits every delta into pieces at the given cut points; cut(n)
 // returns the piece lengths for an n-byte fragment. It returns the new
 // events and, for each, the index (1-based) of the original event.
-func Rechunk(events []sealgate.Event, cut func(n int) []int) ([]sealgate.Event, []int) {
+func rechunk(events []sealgate.Event, cut func(n int) []int) ([]sealgate.Event, []int) {
 	var out []sealgate.Event
 	var from []int
 	for i, ev := range events {
@@ -105,14 +105,14 @@ func (c *Checker) chunking(cfg sealgate.Config, events []sealgate.Event, orig, s
 	if hitLimit(shape) {
 		return nil
 	}
-	split, from := Rechunk(events, cut)
+	split, from := rechunk(events, cut)
 	if runeSafe {
 		split, from = joinSplitRunes(split, from)
 	}
 	if len(split) == len(events) {
 		return nil
 	}
-	got, err := c.RunGate(cfg, split)
+	got, err := c.runGate(cfg, split)
 	if err != nil {
 		return c.rerunFailed("re-split run", err)
 	}
@@ -133,11 +133,11 @@ func (c *Checker) chunking(cfg sealgate.Config, events []sealgate.Event, orig, s
 	return nil
 }
 
-// Serialize reorders, within each attempt, its begin/delta/end events so
+// serialize reorders, within each attempt, its begin/delta/end events so
 // that each call's events come one after another, calls in begin order,
 // every other event staying where it was. It reports whether anything
 // moved.
-func Serialize(events []sealgate.Event) ([]sealgate.Event, bool) {
+func serialize(events []sealgate.Event) ([]sealgate.Event, bool) {
 	out := append([]sealgate.Event(nil), events...)
 	moved := false
 	type window struct {
@@ -209,11 +209,11 @@ func (c *Checker) isolation(cfg sealgate.Config, events []sealgate.Event, orig, 
 	if hitLimit(shape) {
 		return nil
 	}
-	serial, moved := Serialize(events)
+	serial, moved := serialize(events)
 	if !moved {
 		return nil
 	}
-	got, err := c.RunGate(cfg, serial)
+	got, err := c.runGate(cfg, serial)
 	if err != nil {
 		return c.rerunFailed("serial run", err)
 	}

@@ -23,14 +23,7 @@ func refused(err error) []sealgate.Decision {
 	return []sealgate.Decision{{At: 0, Kind: sealgate.Refused, Text: err.Error()}}
 }
 
-// Gate is the real gate, or a deliberately broken one swapped in to show
-// that the suite catches it: a subject at full fidelity (FromGate).
-type Gate interface {
-	Feed(sealgate.Event) ([]sealgate.Decision, error)
-	Retained() int
-}
-
-// deltaFeeder is a gate with a second entry point for deltas (the real
+// deltaFeeder is a subject with a second entry point for deltas (the real
 // gate's FeedDelta), which must answer exactly as Feed does. The checks feed
 // every other delta through it, so both entry points answer to the model.
 type deltaFeeder interface {
@@ -38,20 +31,16 @@ type deltaFeeder interface {
 }
 
 // feed gives event i (0-based) to s: through FeedDelta when it is a delta at
-// an odd index and s (or the gate it wraps) has one, through Feed otherwise.
+// an odd index and s has one, through Feed otherwise.
 // The choice follows the event's index, so when the reducer drops an event
 // the later deltas change entry point; the two share one path in the real
 // gate, so a failure does not hang on the choice unless an entry point
 // itself is wrong. A decision with no At gets event i's; one that names
 // another event is the subject breaking its contract.
 func feed(s Subject, i int, ev sealgate.Event) ([]sealgate.Decision, error) {
-	var via any = s
-	if g, ok := s.(gateSubject); ok {
-		via = g.Gate
-	}
 	var ds []sealgate.Decision
 	var err error
-	if d, ok := via.(deltaFeeder); ok && ev.Kind == sealgate.Delta && i%2 == 1 {
+	if d, ok := s.(deltaFeeder); ok && ev.Kind == sealgate.Delta && i%2 == 1 {
 		ds, err = d.FeedDelta(ev.Attempt, ev.Item, ev.Bytes)
 	} else {
 		ds, err = s.Feed(ev)
@@ -78,19 +67,23 @@ func numbered(i int, ev sealgate.Event, ds []sealgate.Decision) ([]sealgate.Deci
 	return ds, nil
 }
 
-// Factory builds a gate over a fresh in-memory ledger, or refuses the
-// configuration.
-type Factory func(sealgate.Config) (Gate, error)
+// realGate is the project's own gate as a subject: it claims the whole
+// SPEC, and its FeedDelta is the second entry point the checks exercise.
+type realGate struct{ *gate.Gate }
 
-// RealGate builds the real gate.
-func RealGate(cfg sealgate.Config) (Gate, error) {
-	return gate.New(cfg, gate.NewMemoryLedger())
+func (realGate) Capabilities() Capabilities { return FullCapabilities() }
+
+// newRealGate builds the real gate over a fresh in-memory ledger.
+func newRealGate(cfg sealgate.Config) (Subject, error) {
+	g, err := gate.New(cfg, gate.NewMemoryLedger())
+	if err != nil {
+		return nil, err
+	}
+	return realGate{g}, nil
 }
 
-// Checker runs the checks against the subjects NewSubject builds, or,
-// when it is nil, the gates NewGate builds, at full fidelity.
+// Checker runs the checks against the subjects NewSubject builds.
 type Checker struct {
-	NewGate    Factory
 	NewSubject SubjectFactory
 	// Sample, above 1, makes All cheaper for fuzzing: the determinism
 	// rerun and the two I6 passes (about three fifths of All's time) run
@@ -100,14 +93,6 @@ type Checker struct {
 	// one checks everything. Only fuzz bodies set it (fuzztarget.ForFuzzing),
 	// and never with SEALGATE_CHECKS=full.
 	Sample int
-}
-
-// Sampled returns a copy of c whose All runs its costliest checks on one
-// scenario in every n (Checker.Sample).
-func (c *Checker) Sampled(n int) *Checker {
-	s := *c
-	s.Sample = n
-	return &s
 }
 
 // picked says whether All runs its sampled checks on these events: always
@@ -132,46 +117,28 @@ func (c *Checker) picked(events []sealgate.Event) bool {
 	return h.Sum64()%uint64(c.Sample) == 0
 }
 
-// Default checks the real gate.
-var Default = &Checker{NewGate: RealGate}
+// Default checks the real gate, over a fresh in-memory ledger per run.
+var Default = NewChecker(newRealGate)
 
-// RunGate runs the real gate; see Checker.RunGate.
-func RunGate(cfg sealgate.Config, events []sealgate.Event) ([]sealgate.Decision, error) {
-	return Default.RunGate(cfg, events)
-}
-
-// RunGate feeds events to a new subject (for a gate: over a fresh
-// in-memory ledger). A restart event is handled by the subject itself (all
-// memory but the ledger is dropped), so one subject serves the whole
-// sequence. Events of kinds the subject does not take must already be
-// left out (Capabilities.Carry); All does that.
-func (c *Checker) RunGate(cfg sealgate.Config, events []sealgate.Event) ([]sealgate.Decision, error) {
+// runGate feeds events to a new subject and returns its decisions and
+// error (Record without the trace).
+func (c *Checker) runGate(cfg sealgate.Config, events []sealgate.Event) ([]sealgate.Decision, error) {
 	t := c.Record(cfg, events)
 	return t.Decisions, t.Err
 }
 
-// RunModel runs the reference model.
-func RunModel(cfg sealgate.Config, events []sealgate.Event) []sealgate.Decision {
-	return model.Run(cfg, events)
-}
-
-// Run runs a configuration and events through the real gate and the model.
-func Run(cfg sealgate.Config, events []sealgate.Event) Result { return Default.Run(cfg, events) }
-
-// Run runs a configuration and events through both implementations.
+// Run runs a configuration and events through the subject (Record, whose
+// Decisions and Err are Result's Gate and GateErr) and the model.
 func (c *Checker) Run(cfg sealgate.Config, events []sealgate.Event) Result {
 	var r Result
-	r.Gate, r.GateErr = c.RunGate(cfg, events)
-	r.Model = RunModel(cfg, events)
+	r.Gate, r.GateErr = c.runGate(cfg, events)
+	r.Model = model.Run(cfg, events)
 	return r
 }
 
 // RunScenario runs a parsed scenario through both implementations. A
 // configuration that the scenario format itself refuses (a second tool
 // line, an undeclared tool, a bad limit value) is refused for both.
-func RunScenario(s *scn.Scenario) Result { return Default.RunScenario(s) }
-
-// RunScenario runs a parsed scenario through both implementations.
 func (c *Checker) RunScenario(s *scn.Scenario) Result {
 	cfg, err := s.Config()
 	if err != nil {

@@ -12,14 +12,11 @@ import (
 
 // TestSampledChecks: a gate only I6 catches (dropSingles) is caught on
 // every stream at full fidelity and on about one stream in n by
-// Sampled(n), the same streams each time; gate == model still runs on
+// a Sample of n, the same streams each time; gate == model still runs on
 // every stream.
 func TestSampledChecks(t *testing.T) {
-	chk := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
-		g, err := gate.New(cfg, gate.NewMemoryLedger())
-		return dropSingles{g}, err
-	}}
-	sampled := chk.Sampled(4)
+	chk := wrapChecker(func(g *gate.Gate) gated { return dropSingles{g} })
+	sampled := sampledBy(chk, 4)
 	const streams = 400
 	caught := 0
 	for i := 0; i < streams; i++ {
@@ -29,8 +26,8 @@ func TestSampledChecks(t *testing.T) {
 		if err := chk.All(cfgWithSecret(), evs); !errors.As(err, &v) || v.ID != "I6" {
 			t.Fatalf("stream %d at full fidelity: want I6, got %v", i, err)
 		}
-		if err := chk.Sampled(1).All(cfgWithSecret(), evs); !errors.As(err, &v) || v.ID != "I6" {
-			t.Fatalf("stream %d with Sampled(1): want I6, got %v", i, err)
+		if err := sampledBy(chk, 1).All(cfgWithSecret(), evs); !errors.As(err, &v) || v.ID != "I6" {
+			t.Fatalf("stream %d with Sample 1: want I6, got %v", i, err)
 		}
 		first := sampled.All(cfgWithSecret(), evs)
 		again := sampled.All(cfgWithSecret(), evs)
@@ -42,13 +39,10 @@ func TestSampledChecks(t *testing.T) {
 		}
 	}
 	if caught < streams/8 || caught > streams*3/8 {
-		t.Fatalf("Sampled(4) ran I6 on %d of %d streams, want about a quarter", caught, streams)
+		t.Fatalf("Sample 4 ran I6 on %d of %d streams, want about a quarter", caught, streams)
 	}
 	// A model disagreement is not sampled.
-	bad := &check.Checker{NewGate: func(cfg sealgate.Config) (check.Gate, error) {
-		g, err := gate.New(cfg, gate.NewMemoryLedger())
-		return dropAll{g}, err
-	}, Sample: 1 << 30}
+	bad := sampledBy(wrapChecker(func(g *gate.Gate) gated { return dropAll{g} }), 1<<30)
 	var v *check.Violation
 	if err := bad.All(cfgWithSecret(), []sealgate.Event{open1, begin1, delta1, end1, close1}); !errors.As(err, &v) || v.ID != "I12" {
 		t.Fatalf("sampled checker on a gate that drops every fragment: want I12, got %v", err)

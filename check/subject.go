@@ -69,30 +69,30 @@ func Decisions(kinds ...sealgate.DecisionKind) DecisionSet {
 	return s
 }
 
-// Has reports whether k is in the set.
-func (s DecisionSet) Has(k sealgate.DecisionKind) bool { return s&(1<<k) != 0 }
+// has reports whether k is in the set.
+func (s DecisionSet) has(k sealgate.DecisionKind) bool { return s&(1<<k) != 0 }
 
-// Kinds lists the set's kinds in the order of sealgate's constants.
-func (s DecisionSet) Kinds() []sealgate.DecisionKind {
+// kinds lists the set's kinds in the order of sealgate's constants.
+func (s DecisionSet) kinds() []sealgate.DecisionKind {
 	var out []sealgate.DecisionKind
 	for k := sealgate.Release; k <= sealgate.Refused; k++ {
-		if s.Has(k) {
+		if s.has(k) {
 			out = append(out, k)
 		}
 	}
 	return out
 }
 
-func (s DecisionSet) String() string {
+func (s DecisionSet) names() string {
 	var w []string
-	for _, k := range s.Kinds() {
+	for _, k := range s.kinds() {
 		w = append(w, k.String())
 	}
 	return strings.Join(w, ",")
 }
 
-// AllDecisions is every decision kind of SPEC section 7, refusal included.
-var AllDecisions = Decisions(sealgate.Release, sealgate.Reject, sealgate.Anomaly,
+// allDecisions is every decision kind of SPEC section 7, refusal included.
+var allDecisions = Decisions(sealgate.Release, sealgate.Reject, sealgate.Anomaly,
 	sealgate.Compensate, sealgate.Reconcile, sealgate.PreviewAnswer, sealgate.Refused)
 
 // Capabilities is what a subject can express. The zero value is a subject
@@ -109,7 +109,7 @@ type Capabilities struct {
 	Decides DecisionSet
 	// Peeks, Acks and Restarts: the subject takes peek, ack and restart
 	// events. Events of a kind it does not take are left out of its runs
-	// (Carry), and so are the checks that need them. Restarts claims a
+	// (carry), and so are the checks that need them. Restarts claims a
 	// ledger that outlives the restart (I7 across restarts).
 	Peeks, Acks, Restarts bool
 	// Schemas: the subject validates arguments against the tools' JSON
@@ -129,18 +129,18 @@ type Capabilities struct {
 
 // FullCapabilities is what the real gate claims: everything.
 func FullCapabilities() Capabilities {
-	return Capabilities{Full: true, Decides: AllDecisions, Peeks: true, Acks: true, Restarts: true,
+	return Capabilities{Full: true, Decides: allDecisions, Peeks: true, Acks: true, Restarts: true,
 		Schemas: true, Reasons: true, Retained: true, SplitRunes: true}
 }
 
-// Emits reports whether the subject claims decisions of kind k; a release
+// emits reports whether the subject claims decisions of kind k; a release
 // and a refusal of the configuration are always claimed.
-func (c Capabilities) Emits(k sealgate.DecisionKind) bool {
-	return k == sealgate.Release || k == sealgate.Refused || c.Full || c.Decides.Has(k)
+func (c Capabilities) emits(k sealgate.DecisionKind) bool {
+	return k == sealgate.Release || k == sealgate.Refused || c.Full || c.Decides.has(k)
 }
 
-// Takes reports whether the subject takes events of kind k.
-func (c Capabilities) Takes(k sealgate.EventKind) bool {
+// takes reports whether the subject takes events of kind k.
+func (c Capabilities) takes(k sealgate.EventKind) bool {
 	switch k {
 	case sealgate.Peek:
 		return c.Full || c.Peeks
@@ -152,20 +152,20 @@ func (c Capabilities) Takes(k sealgate.EventKind) bool {
 	return true
 }
 
-// Carry returns the events this subject can be given: events leaves it
+// carry returns the events this subject can be given: events leaves it
 // unchanged when the subject takes every kind in it, and otherwise it is
 // a new slice without the events of the kinds it does not take. The
 // checks judge the carried stream, against the model run on the same
 // stream, so what is left out is neither held against the subject nor
 // credited to it.
-func (c Capabilities) Carry(events []sealgate.Event) []sealgate.Event {
+func (c Capabilities) carry(events []sealgate.Event) []sealgate.Event {
 	for i, ev := range events {
-		if c.Takes(ev.Kind) {
+		if c.takes(ev.Kind) {
 			continue
 		}
 		out := append([]sealgate.Event(nil), events[:i]...)
 		for _, ev := range events[i:] {
-			if c.Takes(ev.Kind) {
+			if c.takes(ev.Kind) {
 				out = append(out, ev)
 			}
 		}
@@ -178,14 +178,14 @@ func (c Capabilities) String() string {
 	if c.Full {
 		return "full"
 	}
-	return c.Partial()
+	return c.partial()
 }
 
-// Partial lists what the capabilities claim, leaving Full aside.
-func (c Capabilities) Partial() string {
-	w := []string{"decides=" + Decisions(sealgate.Release).String()}
+// partial lists what the capabilities claim, leaving Full aside.
+func (c Capabilities) partial() string {
+	w := []string{"decides=" + Decisions(sealgate.Release).names()}
 	if c.Decides != 0 {
-		w[0] = "decides=" + (c.Decides | Decisions(sealgate.Release)).String()
+		w[0] = "decides=" + (c.Decides | Decisions(sealgate.Release)).names()
 	}
 	for _, f := range []struct {
 		on   bool
@@ -215,9 +215,9 @@ func always(Capabilities) bool { return true }
 
 // verdicts reports whether the subject can give every verdict a call may
 // get: release, reject, reconcile.
-func verdicts(c Capabilities) bool { return c.Emits(sealgate.Reject) && c.Emits(sealgate.Reconcile) }
+func verdicts(c Capabilities) bool { return c.emits(sealgate.Reject) && c.emits(sealgate.Reconcile) }
 
-func previews(c Capabilities) bool { return c.Takes(sealgate.Peek) && c.Emits(sealgate.PreviewAnswer) }
+func previews(c Capabilities) bool { return c.takes(sealgate.Peek) && c.emits(sealgate.PreviewAnswer) }
 
 // Checks lists every check All runs, in the order it runs them.
 var Checks = []Check{
@@ -233,13 +233,13 @@ var Checks = []Check{
 		return "no peek is sent; only that no release comes from a preview is checked"
 	}},
 	{ID: "I4", Name: "bad ends release nothing and compensate", Applies: always, Partial: func(c Capabilities) string {
-		if c.Emits(sealgate.Compensate) {
+		if c.emits(sealgate.Compensate) {
 			return ""
 		}
 		return "no compensation is expected; a release after a bad end is still a violation"
 	}},
 	{ID: "I7", Name: "at most once per key", Applies: always, Partial: func(c Capabilities) string {
-		if c.Takes(sealgate.Restart) {
+		if c.takes(sealgate.Restart) {
 			return ""
 		}
 		return "within one process life only (no restart is sent)"
@@ -266,9 +266,9 @@ var Checks = []Check{
 	{ID: "I5", Name: "isolation", Applies: always},
 }
 
-// Applicable returns the checks that apply to a subject with these
+// applicable returns the checks that apply to a subject with these
 // capabilities, in the order All runs them.
-func Applicable(c Capabilities) []Check {
+func applicable(c Capabilities) []Check {
 	var out []Check
 	for _, ch := range Checks {
 		if ch.Applies(c) {
@@ -288,38 +288,26 @@ func applies(id string, c Capabilities) bool {
 	panic("check: no check " + id) // a typo in this package, never an input
 }
 
-// gateSubject is a Gate at full fidelity.
-type gateSubject struct{ Gate }
-
-func (gateSubject) Capabilities() Capabilities { return FullCapabilities() }
-
-// FromGate makes a subject of a gate that claims the whole SPEC.
-func FromGate(g Gate) Subject { return gateSubject{g} }
-
 // NewChecker checks the subjects a factory builds.
 func NewChecker(f SubjectFactory) *Checker { return &Checker{NewSubject: f} }
 
-// open builds the subject for one run: from NewSubject, or else from
-// NewGate at full fidelity.
+// open builds the subject for one run. A subject that claims to report
+// its retained bytes must be able to.
 func (c *Checker) open(cfg sealgate.Config) (Subject, error) {
-	if c.NewSubject != nil {
-		s, err := c.NewSubject(cfg)
-		if err != nil {
-			return nil, err
-		}
-		if caps := s.Capabilities(); caps.Retained || caps.Full {
-			if _, ok := s.(Retainer); !ok {
-				closeSubject(s)
-				return nil, fmt.Errorf("subject %T claims to report retained bytes but has no Retained method", s)
-			}
-		}
-		return s, nil
+	if c.NewSubject == nil {
+		return nil, errors.New("check: a Checker with no NewSubject (use NewChecker)")
 	}
-	g, err := c.NewGate(cfg)
+	s, err := c.NewSubject(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return FromGate(g), nil
+	if caps := s.Capabilities(); caps.Retained || caps.Full {
+		if _, ok := s.(Retainer); !ok {
+			closeSubject(s)
+			return nil, fmt.Errorf("subject %T claims to report retained bytes but has no Retained method", s)
+		}
+	}
+	return s, nil
 }
 
 // closeSubject releases what a subject holds, if anything.
@@ -334,7 +322,7 @@ func closeSubject(s Subject) error {
 // capabilities do not claim, and its event.
 func outOfCapabilities(caps Capabilities, ds []sealgate.Decision) (int, string) {
 	for _, d := range ds {
-		if !caps.Emits(d.Kind) {
+		if !caps.emits(d.Kind) {
 			return d.At, fmt.Sprintf("%s, but the subject does not claim %s decisions (it claims %s)", d, d.Kind, caps)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/model"
 )
 
 // Trace is one run of the gate, event by event, with what the invariants
@@ -31,12 +32,7 @@ type Trace struct {
 	Shape []sealgate.Decision
 }
 
-// Record runs the real gate over events and records a Trace.
-func Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
-	return Default.Record(cfg, events)
-}
-
-// Record runs a subject over the events it can carry (Capabilities.Carry)
+// Record runs a subject over the events it can carry (Capabilities.carry)
 // and records a Trace of them.
 func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 	t := &Trace{Config: cfg, Events: events}
@@ -60,9 +56,9 @@ func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 	}
 	defer closeSubject(s)
 	t.Caps = s.Capabilities()
-	t.Events = t.Caps.Carry(events)
+	t.Events = t.Caps.carry(events)
 	if !t.Caps.Full {
-		t.Shape = RunModel(cfg, t.Events)
+		t.Shape = model.Run(cfg, t.Events)
 	}
 	ret, _ := s.(Retainer)
 	what := "gate failed closed"

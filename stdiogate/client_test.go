@@ -29,9 +29,9 @@ func TestMain(m *testing.M) {
 	case "":
 		os.Exit(m.Run())
 	case "control", "wrong-refusal":
-		var b stdiogate.Backend = stdiogate.RealGate(false)
+		b := stdiogate.Control(false)
 		if mode == "wrong-refusal" {
-			b = wrongRefusal{b}
+			b = wrongRefusal(b)
 		}
 		if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", b); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -130,7 +130,8 @@ func TestControlCorpus(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		got, err := chk.RunGate(cfg, s.Events)
+		tr := chk.Record(cfg, s.Events)
+		got, err := tr.Decisions, tr.Err
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
@@ -144,7 +145,7 @@ func TestControlCorpus(t *testing.T) {
 			t.Errorf("%s: %v", s.Name, err)
 		}
 	}
-	t.Logf("%d processes started", c.Spawns)
+	t.Logf("%d processes started", c.Spawns())
 }
 
 func TestControlRefusesAsTheGateDoes(t *testing.T) {
@@ -211,15 +212,16 @@ func TestRefusalIsNoViolation(t *testing.T) {
 func TestRestartKeepsTheLedger(t *testing.T) {
 	c := helper(t, "control", 0)
 	evs := append(append(append([]sealgate.Event{}, fiveEvents...), sealgate.RestartEvent()), fiveEvents...)
-	before := c.Spawns
-	got, err := c.Checker().RunGate(oneTool(), evs)
+	before := c.Spawns()
+	tr := c.Checker().Record(oneTool(), evs)
+	got, err := tr.Decisions, tr.Err
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Spawns-before < 1 {
+	if c.Spawns()-before < 1 {
 		t.Fatalf("the restart started no process")
 	}
-	want := check.Run(oneTool(), evs).Model
+	want := check.Default.Run(oneTool(), evs).Model
 	if err := check.Compare("model", want, "stdio gate", got); err != nil {
 		t.Fatal(check.Diff("model", want, "stdio gate", got))
 	}
@@ -257,13 +259,13 @@ func TestControlMachineAndGenerated(t *testing.T) {
 
 // wrongRefusal is the real gate that refuses every configuration with a
 // tool named "t": a wrong refusal, which only I12 can see.
-type wrongRefusal struct{ stdiogate.Backend }
-
-func (w wrongRefusal) Open(cfg sealgate.Config, path string) (stdiogate.Gate, func() error, error) {
-	if _, ok := cfg.Tool("t"); ok {
-		return nil, nil, errors.New("no tool t")
+func wrongRefusal(b stdiogate.Backend) stdiogate.Backend {
+	return func(cfg sealgate.Config, path string) (check.Subject, error) {
+		if _, ok := cfg.Tool("t"); ok {
+			return nil, errors.New("no tool t")
+		}
+		return b(cfg, path)
 	}
-	return w.Backend.Open(cfg, path)
 }
 
 func TestAFullGatesWrongRefusalIsI12(t *testing.T) {

@@ -137,7 +137,7 @@ func TestNaiveGateRepairsAtADisconnect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	said, _ := chk.RunGate(res.Config, res.Events)
+	said := chk.Record(res.Config, res.Events).Decisions
 	t.Logf("reduced:\n%s\nthe gate said: %v", reduce.Text(res.Config, res.Events, res.Err), said)
 	last := res.Events[len(res.Events)-1]
 	if last.Kind != sealgate.Close || last.Status != sealgate.Disconnected {

@@ -7,22 +7,17 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/stdiogate/internal/control"
+	"github.com/sealgate/sealgate/stdiogate/internal/protocol"
 )
 
-// Gate is what Serve puts behind the protocol.
-type Gate interface {
-	Feed(sealgate.Event) ([]sealgate.Decision, error)
-	Retained() int
-}
-
-// Backend builds a gate for one configuration over the ledger file at
-// ledgerPath, which it must keep across its own restarts, and closes it at
-// the end of the run (the next config line, or the end of input). An error
-// refuses the configuration.
-type Backend interface {
-	Open(cfg sealgate.Config, ledgerPath string) (g Gate, close func() error, err error)
-	Capabilities() check.Capabilities
-}
+// Backend builds the gate of one run: a subject for the configuration,
+// over the ledger file at ledgerPath, which it must keep across its own
+// restarts. An error refuses the configuration. When the subject is an
+// io.Closer, Serve closes it at the end of the run (the next config line,
+// or the end of input). Its Capabilities go out in the hello line, and a
+// subject that claims Retained (or Full) must be a check.Retainer.
+type Backend func(cfg sealgate.Config, ledgerPath string) (check.Subject, error)
 
 // Serve runs the gate side of the protocol on r and w until r ends: each
 // config line opens a new run, each event line gets its decisions and a
@@ -30,13 +25,13 @@ type Backend interface {
 // gate that fails closed (a ledger error) answers its decisions, then an
 // error line, and takes no more events until the next config line.
 func Serve(r io.Reader, w io.Writer, name string, b Backend) error {
-	lr := NewLineReader(r, MaxLineBytes)
-	var g Gate
-	var closeGate func() error
+	lr := protocol.NewLineReader(r, protocol.MaxLineBytes)
+	var g check.Subject
+	var caps check.Capabilities
 	failed := false
-	write := func(m *Message) error {
-		m.V = Version
-		line, err := Marshal(m)
+	write := func(m *protocol.Message) error {
+		m.V = protocol.Version
+		line, err := protocol.Marshal(m)
 		if err != nil {
 			return err
 		}
@@ -44,15 +39,17 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) error {
 		return err
 	}
 	endRun := func() error {
-		if closeGate == nil {
+		if g == nil {
 			return nil
 		}
-		err := closeGate()
-		g, closeGate = nil, nil
+		var err error
+		if c, ok := g.(io.Closer); ok {
+			err = c.Close()
+		}
+		g = nil
 		return err
 	}
 	defer endRun()
-	caps := b.Capabilities()
 	for {
 		line, err := lr.ReadLine()
 		if errors.Is(err, io.EOF) {
@@ -61,17 +58,17 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) error {
 		if err != nil {
 			// Past a line too long (or a read error) the next line cannot
 			// be found again: say so and stop.
-			if werr := write(&Message{Type: TypeError, Text: err.Error()}); werr != nil {
+			if werr := write(&protocol.Message{Type: protocol.TypeError, Text: err.Error()}); werr != nil {
 				return werr
 			}
 			return err
 		}
-		m, err := Unmarshal(line)
-		if err == nil && m.Type != TypeConfig && m.Type != TypeEvent {
+		m, err := protocol.Unmarshal(line)
+		if err == nil && m.Type != protocol.TypeConfig && m.Type != protocol.TypeEvent {
 			err = fmt.Errorf("a %s line, which only a gate writes", m.Type)
 		}
 		if err != nil {
-			em := &Message{Type: TypeError, Text: err.Error()}
+			em := &protocol.Message{Type: protocol.TypeError, Text: err.Error()}
 			if m != nil && m.N != nil {
 				em.N = m.N
 			}
@@ -80,29 +77,30 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) error {
 			}
 			continue
 		}
-		if m.Type == TypeConfig {
+		if m.Type == protocol.TypeConfig {
 			if err := endRun(); err != nil {
 				return fmt.Errorf("closing the last run: %w", err)
 			}
 			failed = false
-			cfg, err := DecodeConfig(m.Config)
+			cfg, err := protocol.DecodeConfig(m.Config)
 			if err == nil {
-				g, closeGate, err = b.Open(cfg, m.Ledger)
+				g, err = open(b, cfg, m.Ledger)
 			}
 			if err != nil {
-				if err := write(&Message{Type: TypeRefused, Text: err.Error()}); err != nil {
+				if err := write(&protocol.Message{Type: protocol.TypeRefused, Text: err.Error()}); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := write(&Message{Type: TypeHello, Name: name, Capabilities: EncodeCaps(caps)}); err != nil {
+			caps = g.Capabilities()
+			if err := write(&protocol.Message{Type: protocol.TypeHello, Name: name, Capabilities: protocol.EncodeCaps(caps)}); err != nil {
 				return err
 			}
 			continue
 		}
 		n := m.N
-		fail := func(text string) error { return write(&Message{Type: TypeError, N: n, Text: text}) }
-		ev, err := DecodeEvent(m.Event)
+		fail := func(text string) error { return write(&protocol.Message{Type: protocol.TypeError, N: n, Text: text}) }
+		ev, err := protocol.DecodeEvent(m.Event)
 		switch {
 		case err != nil:
 			err = fail(err.Error())
@@ -119,11 +117,29 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) error {
 	}
 }
 
+// open runs the backend for one configuration, and refuses a subject that
+// claims to report retained bytes but cannot.
+func open(b Backend, cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
+	g, err := b(cfg, ledgerPath)
+	if err != nil {
+		return nil, err
+	}
+	if caps := g.Capabilities(); caps.Full || caps.Retained {
+		if _, ok := g.(check.Retainer); !ok {
+			if c, ok := g.(io.Closer); ok {
+				c.Close()
+			}
+			return nil, fmt.Errorf("stdiogate: the backend's gate %T claims retained bytes but has no Retained method", g)
+		}
+	}
+	return g, nil
+}
+
 // feedOne gives one event to g and writes its answer.
-func feedOne(g Gate, ev sealgate.Event, n *int, caps check.Capabilities, write func(*Message) error, fail func(string) error, failed *bool) error {
+func feedOne(g check.Subject, ev sealgate.Event, n *int, caps check.Capabilities, write func(*protocol.Message) error, fail func(string) error, failed *bool) error {
 	ds, ferr := g.Feed(ev)
 	for _, d := range ds {
-		if err := write(&Message{Type: TypeDecision, Decision: EncodeDecision(d)}); err != nil {
+		if err := write(&protocol.Message{Type: protocol.TypeDecision, Decision: protocol.EncodeDecision(d)}); err != nil {
 			return err
 		}
 	}
@@ -131,10 +147,19 @@ func feedOne(g Gate, ev sealgate.Event, n *int, caps check.Capabilities, write f
 		*failed = true
 		return fail("gate failed closed: " + ferr.Error())
 	}
-	done := &Message{Type: TypeDone, N: n}
+	done := &protocol.Message{Type: protocol.TypeDone, N: n}
 	if caps.Full || caps.Retained {
-		r := g.Retained()
+		r := g.(check.Retainer).Retained()
 		done.Retained = &r
 	}
 	return write(done)
+}
+
+// Control is the project's own gate as a Backend, the control every other
+// gate is compared with: over a journal ledger at each run's ledger path,
+// claiming the whole SPEC. fsync syncs the journal at every change.
+func Control(fsync bool) Backend {
+	return func(cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
+		return control.Open(cfg, ledgerPath, fsync)
+	}
 }

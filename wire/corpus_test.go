@@ -97,7 +97,7 @@ func checkScenario(t *testing.T, path string, p Protocol, body []byte, fr Framin
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := check.Run(cfg, got)
+	r := check.Default.Run(cfg, got)
 	closed := map[string]sealgate.Status{}
 	for _, e := range got {
 		if e.Kind == sealgate.Close {
@@ -162,7 +162,7 @@ func TestDerivedCorpus(t *testing.T) {
 			evs := checkScenario(t, path, c.proto, []byte(body), SSE)
 			s, _ := scn.ParseFile(path)
 			cfg, _ := s.Config()
-			for _, d := range check.Run(cfg, evs).Gate {
+			for _, d := range check.Default.Run(cfg, evs).Gate {
 				if d.Kind == sealgate.Release {
 					t.Errorf("derived truncation released: %s", d)
 				}

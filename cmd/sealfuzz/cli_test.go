@@ -27,7 +27,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"help", "power"}, []string{"seeds", "note"}},
 		{[]string{"shared", "-h"}, nil},
 		{[]string{"test", "-h"}, []string{"gate", "for", "timeout", "corpus", "checks", "seed", "reduce-tries", "o"}},
-		{[]string{"peers", "-h"}, []string{"for", "seed", "machine", "corpus", "out", "tries", "peers", "replay", "list"}},
+		{[]string{"peers", "-h"}, []string{"for", "seed", "machine", "corpus", "out", "bodies", "tries", "peers", "replay", "list"}},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(tc.args, &out, &errb); code != 0 {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -16,9 +17,9 @@ func TestPeersCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the SDKs for a few seconds")
 	}
-	dir := t.TempDir()
+	dir, bodiesDir := t.TempDir(), t.TempDir()
 	var out, errb bytes.Buffer
-	code := run([]string{"peers", "-for", "1s", "-machine", "20", "-corpus", "", "-tries", "300", "-out", dir}, &out, &errb)
+	code := run([]string{"peers", "-for", "1s", "-machine", "20", "-corpus", "", "-tries", "300", "-out", dir, "-bodies", bodiesDir}, &out, &errb)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
@@ -32,7 +33,7 @@ func TestPeersCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bodies, _ := filepath.Glob(filepath.Join(dir, "*.sse"))
+	bodies, _ := filepath.Glob(filepath.Join(bodiesDir, "*.sse"))
 	if len(bodies) == 0 {
 		t.Fatalf("no violation body written:\n%s", out.String())
 	}
@@ -43,6 +44,20 @@ func TestPeersCommand(t *testing.T) {
 		}
 		if _, err := os.Stat(strings.TrimSuffix(b, ".sse") + ".scn"); err != nil {
 			t.Error(err)
+		}
+	}
+	// The report links each body where it was written.
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`\]\(([^)]+\.sse)\)`).FindAllSubmatch(readme, -1)
+	if len(links) != len(bodies) {
+		t.Fatalf("the report links %d bodies, %d were written", len(links), len(bodies))
+	}
+	for _, l := range links {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(string(l[1])))); err != nil {
+			t.Errorf("the report's link %s: %v", l[1], err)
 		}
 	}
 }

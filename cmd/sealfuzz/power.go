@@ -17,8 +17,8 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
-	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/internal/reduce"
+	"github.com/sealgate/sealgate/internal/trial"
 	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/internal/zoo"
 )
@@ -72,7 +72,7 @@ bug, over seeds, and writes power.md and power.png into -out.
 	fuzzSeeds := fs.Int("fuzz-seeds", 0, "go fuzz runs per bug (default: -seeds); run i sets SEALGATE_FUZZ_SEED=i, which picks the generic seed inputs")
 	techs := fs.String("techniques", "rapid,gofuzz,corpus", "techniques to measure")
 	bugs := fs.String("bugs", "", "comma-separated zoo bugs (default: all)")
-	out := fs.String("out", filepath.Join("docs", "power"), "folder for power.md and power.png")
+	out := fs.String("out", filepath.Join("docs", "research", "power"), "folder for power.md and power.png")
 	note := fs.String("note", "", "a line to print under the table (the machine, its load)")
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
@@ -208,28 +208,19 @@ func reduced(b zoo.Bug, cfg sealgate.Config, evs []sealgate.Event) (int, string)
 
 func (p *power) rapidRun(b zoo.Bug, seed int) powerRun {
 	r := powerRun{bug: b.Name, tech: "rapid", seed: seed}
-	f, after, err := machine.Hunt(b.Checker(), uint64(seed), p.checks)
-	if err != nil || f == nil {
+	s, err := trial.Hunt(b.Checker(), uint64(seed), p.checks)
+	if err != nil || s.Err == nil {
 		return r
 	}
-	r.found, r.after = true, after
-	r.events, r.check = reduced(b, f.Config, f.Events)
+	r.found, r.after = true, s.Took
+	r.events, r.check = reduced(b, s.Config, s.Events)
 	return r
 }
 
 func (p *power) loadCorpus() error {
-	files, err := scenarioFiles([]string{filepath.Join(p.root, "corpus")})
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		s, err := scn.ParseFile(f)
-		if err != nil {
-			return err
-		}
-		p.scenario = append(p.scenario, s)
-	}
-	return nil
+	var err error
+	p.scenario, err = trial.LoadCorpus(trial.Embedded)
+	return err
 }
 
 // corpusRun replays the corpus in file order with the bug in the gate;
@@ -238,17 +229,17 @@ func (p *power) corpusRun(b zoo.Bug) powerRun {
 	r := powerRun{bug: b.Name, tech: "corpus", seed: 0}
 	chk := b.Checker()
 	start := time.Now()
-	for _, s := range p.scenario {
-		res := chk.RunScenario(s)
-		if res.GateErr == nil && check.Compare("expected", s.Expect, "gate", res.Gate) == nil {
-			continue
+	trial.Plan{Corpus: p.scenario}.Run(func(s trial.Stream) bool {
+		res := chk.RunScenario(s.Scenario)
+		if res.GateErr == nil && check.Compare("expected", s.Scenario.Expect, "gate", res.Gate) == nil {
+			return false
 		}
 		r.found, r.after = true, time.Since(start)
-		if cfg, err := s.Config(); err == nil {
-			r.events, r.check = reduced(b, cfg, s.Events)
+		if s.ConfigErr == nil {
+			r.events, r.check = reduced(b, s.Config, s.Events)
 		}
-		return r
-	}
+		return true
+	})
 	return r
 }
 

@@ -142,7 +142,7 @@ func replayFile(chk *check.Checker, path string, stdout, stderr io.Writer) bool 
 	if err := r.Agree(); err != nil {
 		var m *check.Mismatch
 		if errors.As(err, &m) {
-			problems = append(problems, "gate and model disagree:\n"+m.Diff())
+			problems = append(problems, "gate and model disagree:\n"+check.Diff(m.AName, m.A, m.BName, m.B))
 		} else {
 			problems = append(problems, err.Error())
 		}

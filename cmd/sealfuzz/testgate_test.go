@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sealgate/sealgate/internal/trial"
 	"github.com/sealgate/sealgate/stdiogate"
 )
 
@@ -15,7 +17,7 @@ import (
 // (cmd/sealgate-stdio), so that sealfuzz test can run it without a build.
 func TestMain(m *testing.M) {
 	if os.Getenv("SEALFUZZ_STDIO_CONTROL") != "" {
-		if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", stdiogate.RealGate(false)); err != nil {
+		if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", stdiogate.Control(false)); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -33,6 +35,38 @@ func TestGateTestControl(t *testing.T) {
 	code := run([]string{"test", "-for", "1s", "-checks", "1", "-corpus", filepath.Join("..", "..", "corpus", "seed"), "--", exe}, &out, &errOut)
 	if code != 0 || !strings.Contains(out.String(), "\ntest: 0 violations") || !strings.Contains(out.String(), "capabilities: full") {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	t.Log(lastLine(out.String()))
+}
+
+// TestGateTestEmbeddedCorpus runs sealfuzz test from an empty folder, as
+// a researcher who installed sealfuzz alone would: the corpus built into
+// the binary is run, every scenario of the corpus folder that has a
+// configuration, against the control gate.
+func TestGateTestEmbeddedCorpus(t *testing.T) {
+	want := 0
+	scenarios, err := trial.LoadCorpus(filepath.Join("..", "..", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scenarios {
+		if _, err := s.Config(); err == nil {
+			want++
+		}
+	}
+	t.Setenv("SEALFUZZ_STDIO_CONTROL", "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	var out, errOut bytes.Buffer
+	code := run([]string{"test", "-for", "0", "-checks", "0", "--", exe}, &out, &errOut)
+	if code != 0 || !strings.Contains(out.String(), "\ntest: 0 violations") {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	if got := fmt.Sprintf("in corpus %d streams", want); !strings.Contains(out.String(), got) {
+		t.Fatalf("want %q (every scenario of the corpus folder), got:\n%s", got, lastLine(out.String()))
 	}
 	t.Log(lastLine(out.String()))
 }

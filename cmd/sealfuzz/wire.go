@@ -85,7 +85,7 @@ func wireMain(chk *check.Checker, proto, config string, printOnly bool, files []
 	if err := r.Agree(); err != nil {
 		var m *check.Mismatch
 		if errors.As(err, &m) {
-			fmt.Fprintf(stderr, "gate and model disagree:\n%s", m.Diff())
+			fmt.Fprintf(stderr, "gate and model disagree:\n%s", check.Diff(m.AName, m.A, m.BName, m.B))
 		} else {
 			fmt.Fprintf(stderr, "%v\n", err)
 		}

@@ -3,7 +3,7 @@
 // must show no violation, and a reference for gates in other languages.
 // Its ledger is a journal file at the path each config line names, so that
 // a restart (the client kills this process and starts another) keeps it
-// (stdiogate.RealGate).
+// (stdiogate.Control).
 package main
 
 import (
@@ -25,7 +25,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", stdiogate.RealGate(*fsync)); err != nil {
+	if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", stdiogate.Control(*fsync)); err != nil {
 		fmt.Fprintln(os.Stderr, "sealgate-stdio:", err)
 		os.Exit(1)
 	}

@@ -173,7 +173,9 @@ func ForFuzzing(chk *check.Checker) *check.Checker {
 	if fuzzkit.FullChecks() {
 		return chk
 	}
-	return chk.Sampled(FuzzSample)
+	sampled := *chk
+	sampled.Sample = FuzzSample
+	return &sampled
 }
 
 // Checker is the checker of the fuzz targets: the real gate, or, when

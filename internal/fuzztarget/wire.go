@@ -50,7 +50,8 @@ func WireDecode(t fuzzkit.TB, p wire.Protocol, data []byte, jsonl bool) {
 	if len(open) > 0 {
 		t.Fatalf("attempts left open: %v", open)
 	}
-	ds, err := check.RunGate(wire.ToolsConfig(evs), evs)
+	tr := check.Default.Record(wire.ToolsConfig(evs), evs)
+	ds, err := tr.Decisions, tr.Err
 	if err != nil {
 		t.Fatalf("gate: %v", err)
 	}

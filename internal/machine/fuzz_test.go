@@ -12,6 +12,7 @@ import (
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/gen"
+	"github.com/sealgate/sealgate/internal/zoo"
 	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
 
@@ -51,7 +52,7 @@ func TestReplayMatchesMakeFuzz(t *testing.T) {
 // TestReplayFailure: with a bug planted, Replay returns the failing stream
 // (the whole run), and that stream fails the same check.
 func TestReplayFailure(t *testing.T) {
-	chk := check.WithFaults(faults.Set{ReleaseAtEnd: true})
+	chk := zoo.WithFaults(faults.Set{ReleaseAtEnd: true})
 	for i, in := range fuzzkit.Seeds(0) {
 		if gen.ReadingOf(in) != gen.Machine {
 			continue
@@ -117,7 +118,7 @@ func TestQuietDrawsReportsFailure(t *testing.T) {
 	}
 	defer restore()
 	rec := &Recorder{}
-	rapid.Check(rec, quietDraws(run(check.WithFaults(faults.Set{ReleaseAtEnd: true}), nil, nil, fuzzed)))
+	rapid.Check(rec, quietDraws(run(zoo.WithFaults(faults.Set{ReleaseAtEnd: true}), nil, nil, fuzzed)))
 	out := rec.Out.String()
 	if !rec.Failed() || !strings.Contains(out, "the stream so far, as a scenario") {
 		t.Fatalf("want a failure with the stream as a scenario, got:\n%s", out)

@@ -122,7 +122,8 @@ func TestControlIsReplayWire(t *testing.T) {
 			}
 			runs++
 			out := run(t, c, b)
-			want, err := check.RunGate(Config(out.Meaning.Events), out.Meaning.Events)
+			tr := check.Default.Record(Config(out.Meaning.Events), out.Meaning.Events)
+			want, err := tr.Decisions, tr.Err
 			if err != nil {
 				t.Fatal(err)
 			}

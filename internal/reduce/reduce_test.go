@@ -7,6 +7,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/zoo"
 	"github.com/sealgate/sealgate/internal/zoo/faults"
 	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
@@ -44,7 +45,7 @@ func longFailure(n int) (sealgate.Config, []sealgate.Event) {
 }
 
 func TestReduceToKnownMinimum(t *testing.T) {
-	chk := check.WithFaults(faults.Set{ReleaseAtEnd: true})
+	chk := zoo.WithFaults(faults.Set{ReleaseAtEnd: true})
 	cfg, evs := longFailure(200)
 	res, err := reduce.Reduce(cfg, evs, chk.All, reduce.Options{})
 	if err != nil {
@@ -105,7 +106,7 @@ func TestReduceKeepsTheSameCheck(t *testing.T) {
 
 // BenchmarkReduce200 is the reducer's time on a 200-event failure.
 func BenchmarkReduce200(b *testing.B) {
-	chk := check.WithFaults(faults.Set{ReleaseAtEnd: true})
+	chk := zoo.WithFaults(faults.Set{ReleaseAtEnd: true})
 	cfg, evs := longFailure(200)
 	for b.Loop() {
 		if _, err := reduce.Reduce(cfg, evs, chk.All, reduce.Options{}); err != nil {
@@ -122,7 +123,7 @@ func BenchmarkReduce200(b *testing.B) {
 // stream that can show the bug (the release needs four events, the restart
 // one, and the question to the ledger one).
 func TestReduceForgottenLedgerToAck(t *testing.T) {
-	chk := check.WithFaults(faults.Set{ForgetLedgerOnRestart: true})
+	chk := zoo.WithFaults(faults.Set{ForgetLedgerOnRestart: true})
 	cfg := sealgate.DefaultConfig()
 	cfg.Tools = []sealgate.Tool{{Name: "save_file", Schema: `{"type":"object"}`}}
 	call := func(a string) []sealgate.Event {

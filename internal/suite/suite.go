@@ -13,9 +13,8 @@ import (
 
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/internal/gen"
-	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/internal/reduce"
-	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/internal/trial"
 )
 
 // Budget says how much of the suite Run does.
@@ -40,23 +39,19 @@ func Run(t *testing.T, corpusDir string, b Budget) {
 // (gate against model, determinism, the invariants, chunking, isolation),
 // and the gate's decisions against the file's expected ones.
 func Corpus(t *testing.T, dir string) {
-	files, err := scn.Files(dir)
+	scenarios, err := trial.LoadCorpus(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range files {
-		s, err := scn.ParseFile(f)
-		if err != nil {
-			t.Errorf("%v", err)
-			continue
-		}
+	for _, s := range scenarios {
+		f := s.Name
 		if cfg, err := s.Config(); err == nil {
 			if err := check.All(cfg, s.Events); err != nil {
 				t.Errorf("%s: %v", f, err)
 				continue
 			}
 		}
-		r := check.RunScenario(s)
+		r := check.Default.RunScenario(s)
 		if r.GateErr != nil {
 			t.Errorf("%s: %v", f, r.GateErr)
 			continue
@@ -85,12 +80,12 @@ func Generated(t *testing.T, n int) {
 // on the first counterexample.
 func Machine(t *testing.T, seeds []uint64, checks int) {
 	for _, seed := range seeds {
-		found, _, err := machine.Hunt(check.Default, seed, checks)
+		s, err := trial.Hunt(check.Default, seed, checks)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if found != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, found.Err, reduce.Text(found.Config, found.Events, found.Err))
+		if s.Err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, s.Err, reduce.Text(s.Config, s.Events, s.Err))
 		}
 	}
 }

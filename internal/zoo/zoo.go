@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
@@ -62,7 +63,25 @@ const (
 )
 
 // Checker checks the gate with this bug.
-func (b Bug) Checker() *check.Checker { return check.WithFaults(b.Faults) }
+func (b Bug) Checker() *check.Checker { return WithFaults(b.Faults) }
+
+// WithFaults checks the real gate with the bugs in s switched on: a subject
+// that claims the whole SPEC, as the real gate does, so that every check
+// holds it to the model.
+func WithFaults(s faults.Set) *check.Checker {
+	return check.NewChecker(func(cfg sealgate.Config) (check.Subject, error) {
+		g, err := faults.New(cfg, s)
+		if err != nil {
+			return nil, err
+		}
+		return faulty{g}, nil
+	})
+}
+
+// faulty is a gate with planted bugs as a check subject.
+type faulty struct{ faults.Gate }
+
+func (faulty) Capabilities() check.Capabilities { return check.FullCapabilities() }
 
 // RepairOnDisconnect: F06 cline, F08 langchainjs, F13 claudish: a call cut
 // by a dropped connection is closed with quotes and braces and run.

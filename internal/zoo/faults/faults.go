@@ -95,9 +95,11 @@ type Set struct {
 	FieldsRawNames bool
 }
 
-// Gate is what a faulty gate offers the checks.
+// Gate is what a faulty gate offers the checks: the real gate's entry
+// points.
 type Gate interface {
 	Feed(sealgate.Event) ([]sealgate.Decision, error)
+	FeedDelta(attempt, item string, b []byte) ([]sealgate.Decision, error)
 	Retained() int
 }
 

@@ -1,4 +1,4 @@
-package main
+package peers
 
 import (
 	"fmt"
@@ -16,64 +16,36 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/sealgate/sealgate/internal/peers"
 	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
 )
 
-// peersReport writes docs/peers: a minimal body and scenario per
-// violation, the table, and the chart.
-type peersReport struct {
-	h       *peers.Hunt
+// report writes what a campaign found: per violation, a minimal body and
+// its scenario (the replay inputs), and the table and the chart.
+type report struct {
+	h       *Hunt
 	seed    uint64
 	budget  time.Duration
 	machine int
 	elapsed time.Duration
 }
 
-func slug(f *peers.Finding) string {
+func slug(f *Finding) string {
 	return strings.ReplaceAll(f.Peer.Name, "/", "-") + "-" + f.ID
 }
 
-func (r *peersReport) write(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// write writes the replay inputs into bodies and the report (README.md,
+// peers.png) into dir, each unless its folder is "".
+func (r *report) write(dir, bodies string) error {
+	link, err := prepare(dir, bodies)
+	if err != nil {
 		return err
-	}
-	old, _ := filepath.Glob(filepath.Join(dir, "*.s[sc][en]"))
-	for _, f := range old {
-		if strings.HasSuffix(f, ".sse") || strings.HasSuffix(f, ".scn") {
-			os.Remove(f)
-		}
 	}
 	var rows strings.Builder
 	for _, f := range r.h.Sorted() {
-		body := "(not reduced)"
-		if red := f.Reduce; red != nil && red.Err != nil {
-			name := slug(f)
-			sse := filepath.Join(dir, name+".sse")
-			hdr := peers.Header{Peer: f.Peer.Name, Violation: peers.Class(red.Err), Notes: []string{
-				fmt.Sprintf("sealfuzz peers: %s (%s %s) breaks %s", f.Peer.Name, f.Peer.Module, f.Peer.Version(), peers.Class(red.Err)),
-				"replay: go run ./cmd/sealfuzz peers -replay " + filepath.ToSlash(sse),
-				"found from: " + f.Input.Source + " " + f.Input.Name + ", fault " + f.Input.Fault.String(),
-			}}
-			if err := os.WriteFile(sse, peers.Stored(hdr, red.Body), 0o644); err != nil {
-				return err
-			}
-			s, err := reduce.Scenario(peers.Config(red.Outcome.Meaning.Events), red.Outcome.Meaning.Events, red.Err)
-			if err != nil {
-				return err
-			}
-			var note strings.Builder
-			fmt.Fprintf(&note, "# %s.sse decoded by wire (the events), then what the reference model decides;\n# the peer %s released instead:\n", name, f.Peer.Name)
-			for _, line := range strings.Split(strings.TrimSpace(string(scn.FormatDecisions(red.Outcome.Releases))), "\n") {
-				if line != "" {
-					note.WriteString("#   " + line + "\n")
-				}
-			}
-			if err := os.WriteFile(filepath.Join(dir, name+".scn"), append([]byte(note.String()), s...), 0o644); err != nil {
-				return err
-			}
-			body = fmt.Sprintf("[%s.sse](%s.sse) (%d SSE events), [.scn](%s.scn)", name, name, len(red.Body.Events), name)
+		body, err := writeBody(f, bodies, link)
+		if err != nil {
+			return err
 		}
 		first := []string{}
 		for _, src := range []string{"generated", "machine", "corpus"} {
@@ -83,6 +55,9 @@ func (r *peersReport) write(dir string) error {
 		}
 		fmt.Fprintf(&rows, "| `%s` %s | %s | %s | %d | %s | %s |\n", f.Peer.Name, f.Peer.Version(), f.Peer.Idiom, f.ID,
 			f.Count, strings.Join(first, ", "), body)
+	}
+	if dir == "" {
+		return nil
 	}
 	v, c, p, control := r.h.Violations()
 	var b strings.Builder
@@ -108,7 +83,7 @@ each protocol can carry (carried: %s). %d peer runs.
 
 ![time to first violation](peers.png)
 
-Replay any body with `+"`go run ./cmd/sealfuzz peers -replay docs/peers/NAME.sse`"+` (exit 0 when the
+Replay any body with `+"`go run ./cmd/sealfuzz peers -replay %sNAME.sse`"+` (exit 0 when the
 stored violation reproduces). Counts are runs that broke the invariant; a run is counted
 once, for the first invariant it breaks, in catalog order (I1, I2, ..., I11, then SEAL).
 
@@ -116,7 +91,7 @@ once, for the first invariant it breaks, in catalog order (I1, I2, ..., I11, the
 
 `, r.budget, r.seed, r.machine, time.Now().UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH,
 		r.elapsed.Round(time.Second), r.h.Inputs["corpus"], r.h.Inputs["machine"], r.h.Inputs["generated"],
-		carried(r.h), r.h.Runs, rows.String(), v, c, p, control)
+		carried(r.h), r.h.Runs, rows.String(), v, c, p, control, replayDir(bodies))
 	for _, p := range r.h.Peers {
 		fmt.Fprintf(&b, "- `%s` (%s %s): %s\n", p.Name, p.Module, p.Version(), p.Docs)
 	}
@@ -127,7 +102,7 @@ once, for the first invariant it breaks, in catalog order (I1, I2, ..., I11, the
 	return r.chart(filepath.Join(dir, "peers.png"))
 }
 
-func carried(h *peers.Hunt) string {
+func carried(h *Hunt) string {
 	var parts []string
 	for p, n := range h.Carried {
 		parts = append(parts, fmt.Sprintf("%s %d", p, n))
@@ -139,7 +114,7 @@ func carried(h *peers.Hunt) string {
 // chart draws, per distinct SDK violation, the time from the start of the
 // generated streams to its first hit there (log scale); a violation that
 // only the corpus or the machine showed has no mark.
-func (r *peersReport) chart(path string) error {
+func (r *report) chart(path string) error {
 	pl := plot.New()
 	pl.Title.Text = "sealfuzz peers: time to the first violation from generated streams"
 	pl.Y.Label.Text = "milliseconds (log scale)"
@@ -174,6 +149,87 @@ func (r *peersReport) chart(path string) error {
 	pl.X.Tick.Label.XAlign = draw.XRight
 	return pl.Save(11*vg.Inch, 7*vg.Inch, path)
 }
+
+// prepare makes the report's and the bodies' folders, removes the bodies
+// of an earlier run, and returns the path from the report to the bodies
+// ("" when either is not written).
+func prepare(dir, bodies string) (link string, err error) {
+	for _, d := range []string{dir, bodies} {
+		if d == "" {
+			continue
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", err
+		}
+	}
+	if bodies == "" {
+		return "", nil
+	}
+	old, _ := filepath.Glob(filepath.Join(bodies, "*.s[sc][en]"))
+	for _, f := range old {
+		if strings.HasSuffix(f, ".sse") || strings.HasSuffix(f, ".scn") {
+			os.Remove(f)
+		}
+	}
+	if dir == "" {
+		return "", nil
+	}
+	rel, err := filepath.Rel(dir, bodies)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel) + "/", nil
+}
+
+// writeBody writes a finding's minimal body (.sse, with a header that
+// says how to replay it) and its scenario (.scn, the model's decisions and
+// what the peer released) into bodies, and returns the table's cell for
+// them, linked from the report by link.
+func writeBody(f *Finding, bodies, link string) (string, error) {
+	red := f.Reduce
+	switch {
+	case red == nil || red.Err == nil:
+		return "(not reduced)", nil
+	case bodies == "":
+		return fmt.Sprintf("(%d SSE events, not written)", len(red.Body.Events)), nil
+	}
+	name := slug(f)
+	sse := filepath.Join(bodies, name+".sse")
+	hdr := Header{Peer: f.Peer.Name, Violation: Class(red.Err), Notes: []string{
+		fmt.Sprintf("sealfuzz peers: %s (%s %s) breaks %s", f.Peer.Name, f.Peer.Module, f.Peer.Version(), Class(red.Err)),
+		"replay: go run ./cmd/sealfuzz peers -replay " + filepath.ToSlash(sse),
+		"found from: " + f.Input.Source + " " + f.Input.Name + ", fault " + f.Input.Fault.String(),
+	}}
+	if err := os.WriteFile(sse, Stored(hdr, red.Body), 0o644); err != nil {
+		return "", err
+	}
+	s, err := reduce.Scenario(Config(red.Outcome.Meaning.Events), red.Outcome.Meaning.Events, red.Err)
+	if err != nil {
+		return "", err
+	}
+	var note strings.Builder
+	fmt.Fprintf(&note, "# %s.sse decoded by wire (the events), then what the reference model decides;\n# the peer %s released instead:\n", name, f.Peer.Name)
+	for _, line := range strings.Split(strings.TrimSpace(string(scn.FormatDecisions(red.Outcome.Releases))), "\n") {
+		if line != "" {
+			note.WriteString("#   " + line + "\n")
+		}
+	}
+	if err := os.WriteFile(filepath.Join(bodies, name+".scn"), append([]byte(note.String()), s...), 0o644); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("[%s.sse](%s%s.sse) (%d SSE events), [.scn](%s%s.scn)", name, link, name, len(red.Body.Events), link, name), nil
+}
+
+// replayDir is where the report says the bodies are, as a path prefix.
+func replayDir(bodies string) string {
+	if bodies == "" {
+		return "DIR/"
+	}
+	return filepath.ToSlash(bodies) + "/"
+}
+
+// ms is a duration in milliseconds, at least 0.01 for the log scale.
+func ms(d time.Duration) float64 { return math.Max(d.Seconds()*1000, 0.01) }
 
 // peersMethod is the report's fixed part: how a body is made and judged.
 const peersMethod = `

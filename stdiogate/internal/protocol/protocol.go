@@ -1,9 +1,9 @@
-// Package stdiogate puts a gate in any language under the suite: a JSON
-// Lines protocol on the gate's stdin and stdout (docs/protocol.md), a
-// client that runs such a gate as a check.Subject, and Serve, which puts a
-// Go gate behind the protocol. Everything that crosses the pipe is
-// encoded and decoded here, so the client and Serve cannot drift apart.
-package stdiogate
+// Package protocol is the stdio protocol's lines (docs/protocol.md): the
+// messages, their JSON members, and the codecs between them and the
+// project's events, decisions, configurations and capabilities. Both sides
+// of package stdiogate, the client and Serve, encode and decode here, so
+// they cannot drift apart; no user of stdiogate needs these types.
+package protocol
 
 import (
 	"bufio"
@@ -254,7 +254,7 @@ func (l *LineReader) ReadLine() ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF) && len(line) > 0:
-			return nil, fmt.Errorf("%w: last line %q has no newline", io.ErrUnexpectedEOF, clip(line))
+			return nil, fmt.Errorf("%w: last line %q has no newline", io.ErrUnexpectedEOF, Clip(line))
 		default:
 			return nil, err
 		}
@@ -267,7 +267,7 @@ func (l *LineReader) ReadLine() ([]byte, error) {
 // side allocate.
 const MaxLineBytes = 64 << 20
 
-func clip(b []byte) string {
+func Clip(b []byte) string {
 	if len(b) > 200 {
 		return string(b[:200]) + "..."
 	}
@@ -520,8 +520,8 @@ func DecodeDecision(j *DecisionJSON) (sealgate.Decision, error) {
 func EncodeCaps(c check.Capabilities) *CapsJSON {
 	out := &CapsJSON{Full: c.Full, Peeks: c.Peeks, Acks: c.Acks, Restarts: c.Restarts, Schemas: c.Schemas,
 		Reasons: c.Reasons, Retained: c.Retained, SplitRunes: c.SplitRunes, Decisions: []string{}}
-	for _, k := range c.Decides.Kinds() {
-		if k != sealgate.Refused {
+	for k := sealgate.Release; k < sealgate.Refused; k++ {
+		if c.Decides&check.Decisions(k) != 0 {
 			out.Decisions = append(out.Decisions, k.String())
 		}
 	}
@@ -543,7 +543,9 @@ func DecodeCaps(j *CapsJSON) (check.Capabilities, error) {
 		want := check.FullCapabilities()
 		c.Decides |= check.Decisions(sealgate.Refused)
 		if c != want {
-			return c, fmt.Errorf("capabilities: full claims everything, but the hello claims only %s", c.Partial())
+			claimed := c
+			claimed.Full = false
+			return c, fmt.Errorf("capabilities: full claims everything, but the hello claims only %s", claimed)
 		}
 	}
 	return c, nil

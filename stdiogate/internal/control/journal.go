@@ -1,4 +1,4 @@
-package stdiogate
+package control
 
 import (
 	"bufio"

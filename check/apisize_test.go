@@ -1,0 +1,21 @@
+package check_test
+
+import (
+	"testing"
+
+	"github.com/sealgate/sealgate/internal/apisize"
+)
+
+// TestExportedIdentifiers holds the checking core to a small API: every
+// exported name is one a user meets, and one the project must keep.
+func TestExportedIdentifiers(t *testing.T) {
+	const most = 35
+	names, err := apisize.Exported(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) > most {
+		t.Fatalf("package check exports %d identifiers, at most %d allowed: %v", len(names), most, names)
+	}
+	t.Logf("%d exported identifiers: %v", len(names), names)
+}

@@ -1,0 +1,229 @@
+package trial
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/gen"
+	"github.com/sealgate/sealgate/internal/reduce"
+	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/stdiogate"
+)
+
+// GateTest is one `sealfuzz test`: a gate process that speaks the stdio
+// protocol, put through the corpus, the state machine and generated
+// streams, with every check that applies to the capabilities it claims.
+type GateTest struct {
+	Argv    []string      // the gate command and its arguments
+	Timeout time.Duration // for one answer; 0: stdiogate.DefaultTimeout
+	Corpus  string        // Embedded, a folder, or "" for none
+	Checks  int           // state-machine runs, one seed each
+	Seed    int64         // of the machine and the generated streams
+	Budget  time.Duration // for generated streams
+	Tries   int           // reducer candidates per failure
+	Out     string        // folder for reduced failures (CHECK.scn), or ""
+}
+
+// gateRun is the state of one GateTest run.
+type gateRun struct {
+	client   *stdiogate.Client
+	chk      *check.Checker
+	argv     []string
+	stdout   io.Writer
+	out      string
+	tries    int
+	streams  map[string]int
+	found    map[string]*gateFailure
+	order    []string // check IDs in the order first found
+	started  time.Time
+	firstHit map[string]time.Duration
+}
+
+// gateFailure is the first stream that failed one check, and how many did.
+type gateFailure struct {
+	source string
+	cfg    sealgate.Config
+	events []sealgate.Event
+	err    error
+	count  int
+}
+
+// Run runs the test, writing its report to stdout, and returns the exit
+// code: 0 for no violation, 1 for violations. An error is a test that
+// could not run (no gate, a corpus that does not load).
+func (t GateTest) Run(stdout io.Writer) (int, error) {
+	if len(t.Argv) == 0 {
+		return 0, errors.New("no gate command")
+	}
+	if t.Budget < 0 || t.Checks < 0 || t.Timeout < 0 {
+		return 0, errors.New("the budget, the checks and the timeout must not be negative")
+	}
+	corpus, err := LoadCorpus(t.Corpus)
+	if err != nil {
+		return 0, err
+	}
+	client, err := stdiogate.NewClient(t.Argv, t.Timeout)
+	if err != nil {
+		return 0, err
+	}
+	defer client.Close()
+	g := &gateRun{client: client, chk: client.Checker(), argv: t.Argv, stdout: stdout, out: t.Out, tries: t.Tries,
+		streams: map[string]int{}, found: map[string]*gateFailure{}, firstHit: map[string]time.Duration{}, started: time.Now()}
+	if err := g.hello(); err != nil {
+		return 0, err
+	}
+	plan := Plan{Corpus: corpus, Machines: t.Checks, Machine: Hunts(g.chk, uint64(t.Seed)),
+		Generate: Bytes(rand.New(rand.NewSource(t.Seed))), Budget: t.Budget}
+	plan.Run(g.try)
+	return g.report(), nil
+}
+
+// hello opens a run of the generated tool set to print what the gate
+// claims and which checks apply.
+func (g *gateRun) hello() error {
+	cfg := sealgate.DefaultConfig()
+	cfg.Tools = gen.Tools()
+	s, err := g.client.Open(cfg)
+	if err != nil {
+		return fmt.Errorf("the gate does not start a run of the generated tools: %w", err)
+	}
+	caps := s.Capabilities()
+	s.(io.Closer).Close()
+	fmt.Fprintf(g.stdout, "gate: %s\ncapabilities: %s\nchecks:\n", strings.Join(g.argv, " "), caps)
+	var skipped []string
+	for _, c := range check.Checks {
+		if !c.Applies(caps) {
+			skipped = append(skipped, c.ID)
+			continue
+		}
+		note := ""
+		if c.Partial != nil {
+			if p := c.Partial(caps); p != "" {
+				note = " (partly: " + p + ")"
+			}
+		}
+		fmt.Fprintf(g.stdout, "  %-5s %s%s\n", c.ID, c.Name, note)
+	}
+	if len(skipped) > 0 {
+		fmt.Fprintf(g.stdout, "not applicable: %s\n", strings.Join(skipped, " "))
+	}
+	return nil
+}
+
+// try checks one stream of the plan and keeps its failure, if any. A
+// machine stream comes checked; a corpus file whose configuration the
+// format refuses has nothing to run.
+func (g *gateRun) try(s Stream) bool {
+	switch {
+	case s.Phase == PhaseMachine:
+		g.streams[s.Phase]++
+		if s.Err != nil {
+			g.note(s.Source, s.Config, s.Events, s.Err)
+		}
+	case s.ConfigErr != nil:
+	default:
+		g.streams[s.Phase]++
+		if err := g.chk.All(s.Config, s.Events); err != nil {
+			g.note(s.Source, s.Config, s.Events, err)
+		}
+	}
+	return false
+}
+
+func (g *gateRun) note(source string, cfg sealgate.Config, events []sealgate.Event, err error) {
+	id := reduce.ID(err)
+	if f := g.found[id]; f != nil {
+		f.count++
+		return
+	}
+	g.found[id] = &gateFailure{source: source, cfg: cfg, events: events, err: err, count: 1}
+	g.order = append(g.order, id)
+	g.firstHit[id] = time.Since(g.started)
+	fmt.Fprintf(g.stdout, "found %s after %v (%s)\n", id, g.firstHit[id].Round(time.Millisecond), source)
+}
+
+// report reduces each distinct failure and prints it, then the summary,
+// and returns the exit code.
+func (g *gateRun) report() int {
+	total := 0
+	for _, id := range g.order {
+		f := g.found[id]
+		total += f.count
+		fmt.Fprintf(g.stdout, "\nFAIL %s: %d streams, first %s after %v\n", id, f.count, f.source, g.firstHit[id].Round(time.Millisecond))
+		if f.events == nil && f.cfg.Tools == nil {
+			fmt.Fprintf(g.stdout, "  %v\n", indent(f.err.Error()))
+			continue
+		}
+		g.reduced(id, f)
+	}
+	var phases []string
+	for p := range g.streams {
+		phases = append(phases, p)
+	}
+	sort.Strings(phases)
+	var counts []string
+	for _, p := range phases {
+		counts = append(counts, fmt.Sprintf("%s %d", p, g.streams[p]))
+	}
+	fmt.Fprintf(g.stdout, "\ntest: %d violations of %d checks in %s streams; %d gate processes; %v\n",
+		total, len(g.order), strings.Join(counts, ", "), g.client.Spawns(), time.Since(g.started).Round(time.Millisecond))
+	if total > 0 {
+		return 1
+	}
+	return 0
+}
+
+// reduced reduces one failure and prints it: the scenario with the SPEC's
+// decisions, and what the gate said.
+func (g *gateRun) reduced(id string, f *gateFailure) {
+	cfg, evs, err := f.cfg, f.events, f.err
+	res, rerr := reduce.Reduce(cfg, evs, g.chk.All, reduce.Options{MaxTries: g.tries})
+	if rerr == nil {
+		cfg, evs, err = res.Config, res.Events, res.Err
+		fmt.Fprintf(g.stdout, "  reduced from %d to %d events in %d tries\n", len(f.events), len(evs), res.Tries)
+	} else {
+		fmt.Fprintf(g.stdout, "  not reduced: %v\n", rerr)
+	}
+	fmt.Fprintf(g.stdout, "  %s\n", indent(err.Error()))
+	text := reduce.Text(cfg, evs, err)
+	fmt.Fprintf(g.stdout, "  the scenario (expected part: the SPEC's decisions, from the model):\n%s", indent(text))
+	if tr := g.chk.Record(cfg, evs); tr.Err == nil || len(tr.Decisions) > 0 {
+		fmt.Fprintf(g.stdout, "  what the gate said:\n%s", indent(string(scn.FormatDecisions(tr.Decisions))))
+		if tr.Err != nil {
+			fmt.Fprintf(g.stdout, "    then: %v\n", tr.Err)
+		}
+	}
+	if g.out != "" {
+		if err := writeReduced(g.out, id, text); err != nil {
+			fmt.Fprintf(g.stdout, "  not written: %v\n", err)
+		}
+	}
+}
+
+func writeReduced(dir, id, text string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, strings.ToLower(id)+".scn"), []byte(text), 0o644)
+}
+
+// indent puts four spaces before every line of s.
+func indent(s string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if len(l) > 0 {
+			b.WriteString("    ")
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}
