@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"context"
@@ -109,7 +109,7 @@ func (c *campaign) rerunNew(ctx context.Context, target string, names []string) 
 	failed := map[string]bool{}
 	var out []string
 	start := time.Now()
-	state, runErr := runFuzzer(ctx, p.bin, p.dir, []string{ChecksEnv + "=full"}, args, func(l string) {
+	state, runErr := RunFuzzer(ctx, p.bin, p.dir, []string{ChecksEnv + "=full"}, args, func(l string) {
 		if m := rerunFailRE.FindStringSubmatch(l); m != nil {
 			failed[m[1]] = true
 		}
