@@ -19,8 +19,8 @@ import (
 	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/internal/reduce"
-	"github.com/sealgate/sealgate/internal/zoo"
 	"github.com/sealgate/sealgate/scn"
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // sealfuzz power: an Etna-style benchmark of the suite's detection power.
