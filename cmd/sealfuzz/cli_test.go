@@ -26,6 +26,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"help", "power"}, []string{"seeds", "note"}},
 		{[]string{"shared", "-h"}, nil},
 		{[]string{"test", "-h"}, []string{"gate", "for", "timeout", "corpus", "checks", "seed", "reduce-tries", "o"}},
+		{[]string{"throughput", "-h"}, []string{"n", "corpus", "zoo"}},
 		{[]string{"peers", "-h"}, []string{"for", "seed", "machine", "corpus", "out", "tries", "peers", "replay", "list"}},
 	} {
 		var out, errb bytes.Buffer
@@ -158,5 +159,34 @@ func TestSharedNotice(t *testing.T) {
 	out.Reset()
 	if !sharedNotice(&out, &errb) || out.Len() != 0 {
 		t.Errorf("with both found elsewhere: %q", out.String())
+	}
+}
+
+// TestDocListsCommands: the package doc's overview is the table's, so that
+// go doc shows every command; and every command answers -h.
+func TestDocListsCommands(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc strings.Builder
+	for _, l := range strings.Split(string(src), "\n") {
+		if rest, ok := strings.CutPrefix(l, "//\t"); ok {
+			doc.WriteString("  " + rest + "\n")
+		}
+	}
+	over := usage()
+	want := over[strings.Index(over, "\n")+1 : strings.Index(over, "\n\n")+1]
+	if doc.String() != want {
+		t.Errorf("doc.go's overview differs from the table's:\n%s\nwant:\n%s", doc.String(), want)
+	}
+	for _, c := range commands {
+		if c.name == "" {
+			continue
+		}
+		var out, errb bytes.Buffer
+		if code := run([]string{c.name, "-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "sealfuzz "+c.name) {
+			t.Errorf("%s -h: exit %d, help %q", c.name, code, out.String())
+		}
 	}
 }

@@ -26,7 +26,9 @@ type command struct {
 	main func(args []string, stdout, stderr io.Writer) int
 }
 
-// commands is every command, in the overview's order.
+// commands is every command, in the overview's order. It is filled by init:
+// a command's run prints the overview, made from this table, so a
+// variable initializer would depend on itself.
 var commands []*command
 
 func init() {
@@ -50,11 +52,7 @@ func usage() string {
 			if i == 0 {
 				left = "sealfuzz " + c.usage
 			}
-			line := fmt.Sprintf("  %-31s  %s", left, l)
-			if len(left) > 31 && i == 0 {
-				line = fmt.Sprintf("  %s  %s", left, l)
-			}
-			b.WriteString(line + "\n")
+			fmt.Fprintf(&b, "  %-31s  %s\n", left, l)
 		}
 	}
 	b.WriteString(`
