@@ -19,7 +19,9 @@ var throughputCmd = &command{
 machine) and of FuzzChunking, counted by the bodies themselves, on one fixed
 input set each (the target's seeds plus -n generated inputs, seeded), run
 outside go fuzz with a go fuzz worker's checker (SEALGATE_CHECKS=full: every
-check); then splits one exec's checking time into check.All's steps. With
+check); then splits one exec's checking time into check.All's steps. The
+machine reading runs as the libFuzzer harness replays it (rapid.MakeFuzz, go
+fuzz's way, runs only under go test), which costs more per exec. With
 -zoo, also what sampling the costliest checks loses on each zoo bug. Prints
 markdown tables; docs/fuzzing.md reads them.
 `,
