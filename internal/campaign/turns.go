@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// baselineShare is the most of a turn go fuzz's baseline may take before
+// baselineTurns bounds the share of a turn go fuzz's baseline may take before
 // the target's turns grow: its later turns last at least baselineTurns
 // times the baseline they will start with.
 const baselineTurns = 10
