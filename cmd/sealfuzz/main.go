@@ -1,7 +1,3 @@
-// Command sealfuzz is the suite's front door. With no arguments it runs the
-// main job, a fuzzing campaign over every fuzz target; `sealfuzz replay`
-// replays scenario files through the gate and the reference model, and
-// `sealfuzz reduce` shrinks a failure to a readable scenario.
 package main
 
 import (
@@ -14,65 +10,103 @@ import (
 	"strings"
 )
 
-const usage = `usage:
-  sealfuzz [flags]                 the fuzzing campaign (the main job); failures are
-                                   reduced into corpus/regress/CHECK.scn
-  sealfuzz replay [flags] PATH...  replay .scn files (folders are searched for *.scn)
-  sealfuzz reduce [flags] FILE     reduce a failing .scn, testdata/fuzz or libFuzzer input
-  sealfuzz power [flags]           measure how fast each technique finds each zoo bug;
-                                   writes docs/power/power.md and power.png
-  sealfuzz shared                  say which tests skip for want of ../shared
-  sealfuzz test -gate 'CMD ARGS'   check a gate process that speaks the stdio protocol
-                                   (docs/protocol.md) with every check that applies
-  sealfuzz peers [flags]           the official SDKs' tool-call idioms under the suite;
-                                   writes docs/peers/
-  sealfuzz coverage [flags]        the share of SPEC feature pairs each generator reaches
-  sealfuzz exhaust [flags]         check every event sequence up to -events long over a
-                                   small alphabet (docs/exhaust.md); -zoo: per zoo bug
+// command is one of sealfuzz's commands, as cmd/go spells its own: the
+// overview and each command's -h are made from these fields, and run finds
+// the command here by name.
+type command struct {
+	name  string // "" for the campaign, the command run without a name
+	usage string // the command line after "sealfuzz", for the overview and -h
+	short string // the overview's help (lines may wrap with \n)
+	long  string // -h's text between the usage line and the flags
+	// flags defines the command's flags on fs and returns its run, which
+	// reads them once parsed; args are what follows the flags.
+	flags func(fs *flag.FlagSet) (run func(args []string, stdout, stderr io.Writer) int)
+	// main, instead of flags, is the whole of a command that makes its
+	// own flag set (with newFlagSet and parseFlags).
+	main func(args []string, stdout, stderr io.Writer) int
+}
 
+// commands is every command, in the overview's order. It is filled by init:
+// a command's run prints the overview, made from this table, so a
+// variable initializer would depend on itself.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		campaignCmd, replayCmd, reduceCmd,
+		{name: "power", usage: "power [flags]", short: "measure how fast each technique finds each zoo bug;\nwrites docs/power/power.md and power.png", main: powerMain},
+		sharedCmd,
+		{name: "test", usage: "test -gate 'CMD ARGS'", short: "check a gate process that speaks the stdio protocol\n(docs/protocol.md) with every check that applies", main: testMain},
+		{name: "peers", usage: "peers [flags]", short: "the official SDKs' tool-call idioms under the suite;\nwrites docs/peers/", main: peersMain},
+		coverageCmd, exhaustCmd, throughputCmd,
+	}
+}
+
+// usage is the overview: every command's usage line and short help.
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage:\n")
+	for _, c := range commands {
+		for i, l := range strings.Split(c.short, "\n") {
+			left := ""
+			if i == 0 {
+				left = "sealfuzz " + c.usage
+			}
+			fmt.Fprintf(&b, "  %-31s  %s\n", left, l)
+		}
+	}
+	b.WriteString(`
 Each command's -h lists its flags with their defaults. SEALGATE_FAULTS=BUG plants a
 zoo bug in the gate for the campaign, replay and reduce.
-`
+`)
+	return b.String()
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run dispatches to the command args name: none (or a flag first) is the
+// campaign; "help CMD" is CMD -h.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
-		return campaignMain(args, stdout, stderr)
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return campaignCmd.run(args, stdout, stderr)
 	}
-	switch args[0] {
-	case "replay":
-		return replayMain(args[1:], stdout, stderr)
-	case "reduce":
-		return reduceMain(args[1:], stdout, stderr)
-	case "power":
-		return powerMain(args[1:], stdout, stderr)
-	case "shared":
-		return sharedMain(args[1:], stdout, stderr)
-	case "test":
-		return testMain(args[1:], stdout, stderr)
-	case "peers":
-		return peersMain(args[1:], stdout, stderr)
-	case "coverage":
-		return coverageMain(args[1:], stdout, stderr)
-	case "exhaust":
-		return exhaustMain(args[1:], stdout, stderr)
-	case "help":
+	if args[0] == "help" {
 		if len(args) > 1 && args[1] != "help" {
 			return run([]string{args[1], "-h"}, stdout, stderr)
 		}
-		return campaignMain([]string{"-h"}, stdout, stderr)
+		return campaignCmd.run([]string{"-h"}, stdout, stderr)
 	}
-	if isHelp(args[0]) {
-		return campaignMain(args[:1], stdout, stderr)
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
 	}
-	fmt.Fprintf(stderr, "sealfuzz: unknown command %q\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "sealfuzz: unknown command %q\n%s", args[0], usage())
 	return 2
 }
 
-func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
+// run parses the command's flags and runs it.
+func (c *command) run(args []string, stdout, stderr io.Writer) int {
+	if c.main != nil {
+		return c.main(args, stdout, stderr)
+	}
+	name := c.name
+	if name == "" {
+		name = "sealfuzz"
+	}
+	long := c.long
+	if c.name == "" {
+		long += "\n" + usage() // the campaign's -h is also the overview
+	}
+	fs := newFlagSet(name, "usage: sealfuzz "+c.usage+"\n\n"+long, stderr)
+	runFlags := c.flags(fs)
+	if done, code := parseFlags(fs, args, stdout, stderr); done {
+		return code
+	}
+	return runFlags(fs.Args(), stdout, stderr)
+}
 
 // newFlagSet makes a command's flag set. Its help (-h) goes to stdout and
 // exits 0; a flag error prints the same help to stderr.

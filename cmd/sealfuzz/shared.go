@@ -1,30 +1,15 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-)
 
-// moduleRoot is the folder of the go.mod at or above dir (absolute).
-func moduleRoot(dir string) (string, error) {
-	root, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-			return root, nil
-		}
-		up := filepath.Dir(root)
-		if up == root {
-			return "", fmt.Errorf("%s is not inside a Go module (no go.mod above it)", dir)
-		}
-		root = up
-	}
-}
+	"github.com/sealgate/sealgate/internal/campaign"
+)
 
 // sharedData is test data read in place from the project's shared folder
 // beside the module, never copied into it; env overrides its location.
@@ -68,7 +53,7 @@ func missingShared(root string) string {
 // directory, and reports false when the run must stop: in CI (CI=true) the
 // shared data is required, so that no skip goes unseen.
 func sharedNotice(stdout, stderr io.Writer) bool {
-	root, err := moduleRoot(".")
+	root, err := campaign.ModuleRoot(".")
 	if err != nil {
 		return true // not in the module: the campaign's own error says so
 	}
@@ -84,19 +69,23 @@ func sharedNotice(stdout, stderr io.Writer) bool {
 	return true
 }
 
-// sharedMain is `sealfuzz shared`: the notice alone, for .ci/run.
-func sharedMain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("shared", `usage: sealfuzz shared
-
-Checks for the test data read in place from ../shared (JSONTestSuite, the
+var sharedCmd = &command{
+	name:  "shared",
+	usage: "shared",
+	short: "say which tests skip for want of ../shared",
+	long: `Checks for the test data read in place from ../shared (JSONTestSuite, the
 vendor captures). Without it, prints one line naming the tests that will skip
 and how to get it; with CI=true, that line is an error (exit 1).
-`, stderr)
-	if done, code := parseFlags(fs, args, stdout, stderr); done {
-		return code
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "sealfuzz shared: unexpected argument %q\n", fs.Arg(0))
+`,
+	flags: func(fs *flag.FlagSet) func(args []string, stdout, stderr io.Writer) int {
+		return sharedMain
+	},
+}
+
+// sharedMain is `sealfuzz shared`: the notice alone, for .ci/run.
+func sharedMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "sealfuzz shared: unexpected argument %q\n", args[0])
 		return 2
 	}
 	if !sharedNotice(stdout, stderr) {

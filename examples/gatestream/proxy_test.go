@@ -121,7 +121,7 @@ func checkZip(t *testing.T, b []byte) {
 				t.Errorf("zip holds VCS metadata: %s", name)
 			}
 		}
-		if strings.HasPrefix(name, "cmd/sealfuzz/testdata/fake/") {
+		if strings.HasPrefix(name, "internal/campaign/testdata/fake/") {
 			t.Errorf("zip holds the nested module's file %s", name)
 		}
 		if _, pkg, ok := strings.Cut("/"+name, "/vendor/"); ok && strings.Contains(pkg, "/") {

@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"context"
@@ -81,35 +81,16 @@ func (c *campaign) rerunNew(ctx context.Context, target string, names []string) 
 	name := target[strings.LastIndex(target, "/")+1:]
 	src := filepath.Join(p.cache, name)
 	seeds := filepath.Join(p.dir, "testdata", "fuzz", name)
-	if err := os.MkdirAll(seeds, 0o755); err != nil {
+	cleanup, err := copyAsSeeds(src, seeds, names)
+	defer cleanup()
+	if err != nil {
 		return 0, err
-	}
-	var copies []string
-	defer func() {
-		for _, f := range copies {
-			os.Remove(f) // a failing one was moved away already
-		}
-		// Leave no empty folders behind in the package.
-		os.Remove(seeds)
-		os.Remove(filepath.Dir(seeds))
-		os.Remove(filepath.Join(p.dir, "testdata"))
-	}()
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(src, n))
-		if err != nil {
-			return 0, fmt.Errorf("re-run: %v", err)
-		}
-		dst := filepath.Join(seeds, rerunPrefix+n)
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			return 0, fmt.Errorf("re-run: %v", err)
-		}
-		copies = append(copies, dst)
 	}
 	args := []string{"-test.run=^" + name + "$/^" + rerunPrefix, "-test.count=1"}
 	failed := map[string]bool{}
 	var out []string
 	start := time.Now()
-	state, runErr := runFuzzer(ctx, p.bin, p.dir, []string{ChecksEnv + "=full"}, args, func(l string) {
+	state, runErr := RunFuzzer(ctx, p.bin, p.dir, []string{ChecksEnv + "=full"}, args, func(l string) {
 		if m := rerunFailRE.FindStringSubmatch(l); m != nil {
 			failed[m[1]] = true
 		}
@@ -132,6 +113,46 @@ func (c *campaign) rerunNew(ctx context.Context, target string, names []string) 
 		return cpu, fmt.Errorf("re-run of %d new entries with %s=full failed without naming an entry (%v):\n%s",
 			len(names), ChecksEnv, runErr, strings.Join(out, "\n"))
 	}
+	c.collectRerun(target, p.dir, src, seeds, failed, strings.Join(out, "\n"))
+	return cpu, nil
+}
+
+// copyAsSeeds copies the named entries of the cache folder src into the
+// package's seed folder seeds (PKG/testdata/fuzz/TARGET), under
+// rerunPrefix, where go test runs them as seeds. cleanup removes the copies
+// (a failing one was moved away already) and the folders left empty; it is
+// valid even when copyAsSeeds fails.
+func copyAsSeeds(src, seeds string, names []string) (cleanup func(), err error) {
+	var copies []string
+	cleanup = func() {
+		for _, f := range copies {
+			os.Remove(f)
+		}
+		// Leave no empty folders behind in the package.
+		os.Remove(seeds)
+		os.Remove(filepath.Dir(seeds))
+		os.Remove(filepath.Dir(filepath.Dir(seeds)))
+	}
+	if err := os.MkdirAll(seeds, 0o755); err != nil {
+		return func() {}, err
+	}
+	for _, n := range names {
+		b, err := os.ReadFile(filepath.Join(src, n))
+		if err != nil {
+			return cleanup, fmt.Errorf("re-run: %v", err)
+		}
+		dst := filepath.Join(seeds, rerunPrefix+n)
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return cleanup, fmt.Errorf("re-run: %v", err)
+		}
+		copies = append(copies, dst)
+	}
+	return cleanup, nil
+}
+
+// collectRerun makes each entry that failed the re-run a failure of the
+// campaign, in name order.
+func (c *campaign) collectRerun(target, pkgDir, src, seeds string, failed map[string]bool, message string) {
 	fails := make([]string, 0, len(failed))
 	for f := range failed {
 		fails = append(fails, f)
@@ -140,8 +161,7 @@ func (c *campaign) rerunNew(ctx context.Context, target string, names []string) 
 	for _, f := range fails {
 		c.rerun.fails++
 		c.stats[target].fails++
-		c.collect(target, p.dir, filepath.Join(seeds, f), strings.Join(out, "\n"),
+		c.collect(target, pkgDir, filepath.Join(seeds, f), message,
 			fmt.Sprintf("found by the re-run with %s=full of an entry go fuzz added (%s)", ChecksEnv, filepath.Join(src, strings.TrimPrefix(f, rerunPrefix))))
 	}
-	return cpu, nil
 }

@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"bytes"
@@ -9,8 +9,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
+	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/internal/zoo"
 )
@@ -29,15 +29,15 @@ func TestMachineInputReduces(t *testing.T) {
 		if gen.ReadingOf(in) != gen.Machine {
 			continue
 		}
-		target, name, input, ok := genericSeed(fmt.Sprintf("failure while testing seed corpus entry: FuzzGateVsModel/seed#%d", i), 0)
+		target, name, input, ok := GenericSeed(fmt.Sprintf("failure while testing seed corpus entry: FuzzGateVsModel/seed#%d", i), 0)
 		if !ok || target != "FuzzGateVsModel" || name != fmt.Sprintf("seed#%d", i) || !bytes.Equal(input, in) {
-			t.Fatalf("seed#%d: genericSeed = %q, %q, %d bytes, %v", i, target, name, len(input), ok)
+			t.Fatalf("seed#%d: GenericSeed = %q, %q, %d bytes, %v", i, target, name, len(input), ok)
 		}
 		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, fuzzFile(input), 0o644); err != nil {
+		if err := os.WriteFile(path, FuzzFile(input), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cfg, evs, err := loadFailure(path, "", chk)
+		cfg, evs, err := LoadFailure(path, "", chk)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestGenericSeedOnlyGeneric(t *testing.T) {
 		"failure while testing seed corpus entry: FuzzGateVsModel/0fa9d68f9ffe16a9",
 		"fuzz: elapsed: 3s, execs: 507 (169/sec), new interesting: 39 (total: 81)",
 	} {
-		if _, _, _, ok := genericSeed(line, 0); ok {
+		if _, _, _, ok := GenericSeed(line, 0); ok {
 			t.Errorf("%q: taken for a generic seed", line)
 		}
 	}
@@ -84,10 +84,10 @@ func TestLibFuzzerInputLoads(t *testing.T) {
 	seeds := fuzzkit.Seeds(0)
 	for i, in := range []([]byte){seeds[0], seeds[len(seeds)-1], seeds[10], append([]byte{1}, "open a turn=t\n----\n"...)} {
 		goFile := filepath.Join(goDir, fmt.Sprintf("in%d", i))
-		if err := os.WriteFile(goFile, fuzzFile(in), 0o644); err != nil {
+		if err := os.WriteFile(goFile, FuzzFile(in), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		wantCfg, wantEvs, wantErr := loadFailure(goFile, "", chk)
+		wantCfg, wantEvs, wantErr := LoadFailure(goFile, "", chk)
 		lib, err := fuzzkit.Encode(in)
 		if err != nil {
 			t.Fatal(err)
@@ -101,12 +101,12 @@ func TestLibFuzzerInputLoads(t *testing.T) {
 			}
 		}
 		for _, c := range []struct{ path, target string }{{named, ""}, {bare, "FuzzGateVsModel"}} {
-			cfg, evs, err := loadFailure(c.path, c.target, chk)
+			cfg, evs, err := LoadFailure(c.path, c.target, chk)
 			if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(cfg, wantCfg) || !reflect.DeepEqual(evs, wantEvs) {
 				t.Fatalf("input %d from %s: %d events (%v), want %d (%v)", i, filepath.Base(c.path), len(evs), err, len(wantEvs), wantErr)
 			}
 		}
-		if _, _, err := loadFailure(bare, "", chk); err == nil {
+		if _, _, err := LoadFailure(bare, "", chk); err == nil {
 			t.Fatalf("%s loaded without a target", bare)
 		}
 	}

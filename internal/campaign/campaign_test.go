@@ -1,4 +1,4 @@
-package main
+package campaign
 
 import (
 	"bytes"
@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/internal/zoo"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // These tests build instrumented binaries with `go test -c -fuzz`, so they
@@ -170,5 +170,88 @@ func TestCampaignTooLittleTime(t *testing.T) {
 	}
 	if strings.Contains(report[strings.Index(report, "summary:"):], "FuzzFails") {
 		t.Errorf("the summary lists a target that never ran:\n%s", report)
+	}
+}
+
+func TestPlanTargets(t *testing.T) {
+	ts := make([]string, 15)
+	for i := range ts {
+		ts[i] = string(rune('a' + i))
+	}
+	run, left := planTargets(ts, 2*time.Minute, 10*time.Second)
+	if len(run) != 12 || len(left) != 3 || left[0] != "m" {
+		t.Errorf("2m in 10s slices over 15 targets: ran %v, left %v; want 12 run, m n o left", run, left)
+	}
+	if run, left := planTargets(ts, 150*time.Second, 10*time.Second); len(run) != 15 || left != nil {
+		t.Errorf("enough time: ran %v, left %v", run, left)
+	}
+	if run, left := planTargets(ts, 5*time.Second, 10*time.Second); len(run) != 1 || len(left) != 14 {
+		t.Errorf("less than one slice: ran %v, left %v; want the first target alone", run, left)
+	}
+}
+
+// TestReporter: lines come every interval, and each line's counts and rate
+// cover exactly the time since the previous line, across slice boundaries
+// and targets.
+func TestReporter(t *testing.T) {
+	start := time.Unix(1000, 0)
+	now := start
+	r := &reporter{every: 30 * time.Second, now: func() time.Time { return now }, start: start, last: start}
+	at := func(d time.Duration, target string, execs int64, news int) (string, bool) {
+		now = start.Add(d)
+		return r.observe(target, execs, news, 0)
+	}
+	if _, ok := at(3*time.Second, "A", 300, 1); ok {
+		t.Fatal("a line before 30s")
+	}
+	line, ok := at(30*time.Second, "A", 3000, 2)
+	if !ok || !strings.Contains(line, "last 30s: 3000 execs (100/s), 2 new inputs; total 3000 execs") {
+		t.Fatalf("first line: %q", line)
+	}
+	// A's slice ends at 3300 execs; B starts from 0 of its own.
+	at(33*time.Second, "A", 3300, 2)
+	if _, ok := at(45*time.Second, "B", 200, 0); ok {
+		t.Fatal("a line 15s after the previous one")
+	}
+	line, ok = at(70*time.Second, "B", 1300, 1)
+	if !ok || !strings.Contains(line, "last 40s: 1600 execs (40/s), 1 new inputs; total 4600 execs, 3 new inputs") || !strings.Contains(line, "now B") {
+		t.Fatalf("second line: %q", line)
+	}
+}
+
+// TestFuzzCacheKeyedByRoot: two checkouts in folders of the same name get
+// different caches; one checkout keeps its own, per package.
+func TestFuzzCacheKeyedByRoot(t *testing.T) {
+	base := t.TempDir()
+	var roots []string
+	for _, parent := range []string{"a", "b"} {
+		root := filepath.Join(base, parent, "sealgate")
+		if err := os.MkdirAll(filepath.Join(root, "gate"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/m\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		roots = append(roots, root)
+	}
+	cache := func(dir string) string {
+		c, err := fuzzCacheIn("/cache", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, b := cache(roots[0]), cache(roots[1])
+	if a == b {
+		t.Errorf("two checkouts named sealgate share the cache %s", a)
+	}
+	if again := cache(roots[0]); again != a {
+		t.Errorf("one checkout, two caches: %s and %s", a, again)
+	}
+	if g := cache(filepath.Join(roots[0], "gate")); g != filepath.Join(a, "gate") {
+		t.Errorf("gate's cache %s, want %s", g, filepath.Join(a, "gate"))
+	}
+	if _, err := fuzzCacheIn("/cache", base); err == nil {
+		t.Error("a folder outside any module got a cache")
 	}
 }

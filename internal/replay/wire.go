@@ -1,4 +1,4 @@
-package main
+package replay
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 	"github.com/sealgate/sealgate/wire"
 )
 
-// wireMain decodes one vendor body and prints it as a scenario: the
+// decodeWire decodes one vendor body and prints it as a scenario: the
 // configuration, the decoded events, "----", then the decisions; with
 // -print, the decisions alone. Gate and model must agree.
-func wireMain(chk *check.Checker, proto, config string, printOnly bool, files []string, stdout, stderr io.Writer) int {
+func decodeWire(chk *check.Checker, proto, config string, printOnly bool, files []string, stdout, stderr io.Writer) int {
 	p, err := wire.ParseProtocol(proto)
 	if err != nil {
 		fmt.Fprintf(stderr, "sealfuzz replay: %v\n", err)
