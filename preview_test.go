@@ -11,9 +11,9 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sealgate/sealgate"
-	"github.com/sealgate/sealgate/internal/fuzztarget"
 	"github.com/sealgate/sealgate/gate"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
+	"github.com/sealgate/sealgate/internal/fuzztarget"
 	"github.com/sealgate/sealgate/model"
 )
 

@@ -3,10 +3,10 @@ package sealgate_test
 import (
 	"testing"
 
-	"github.com/sealgate/sealgate/internal/zoo"
-	"github.com/sealgate/sealgate/internal/zoo/faults"
 	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/internal/reduce"
+	"github.com/sealgate/sealgate/internal/zoo"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
 )
 
 // TestRapidCatchesReleaseAtEnd plants the bug "release at end under

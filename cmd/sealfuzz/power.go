@@ -19,8 +19,8 @@ import (
 	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/internal/trial"
-	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/internal/zoo"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // sealfuzz power: an Etna-style benchmark of the suite's detection power.

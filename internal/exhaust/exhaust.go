@@ -19,8 +19,8 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/model"
 	"github.com/sealgate/sealgate/internal/reduce"
+	"github.com/sealgate/sealgate/model"
 )
 
 // Checker says why a sequence fails, or nil: check.All, or a zoo bug's

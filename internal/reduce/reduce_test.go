@@ -7,9 +7,9 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/internal/zoo"
 	"github.com/sealgate/sealgate/internal/zoo/faults"
-	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/scn"
 )
 

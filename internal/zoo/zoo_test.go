@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/sealgate/sealgate/check"
-	"github.com/sealgate/sealgate/internal/zoo/faults"
 	"github.com/sealgate/sealgate/internal/machine"
-	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/internal/zoo"
+	"github.com/sealgate/sealgate/internal/zoo/faults"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // TestZooCaughtByRapid: with a fixed seed, the state machine finds every
