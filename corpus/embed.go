@@ -12,7 +12,7 @@ import (
 // Every scenario folder; TestEmbedsEveryScenario fails when a new folder
 // with scenarios is missing here.
 //
-//go:embed evidence grammar seed spec wire zoo
+//go:embed evidence grammar peers seed spec wire zoo
 var files embed.FS
 
 // FS is the corpus, each file at its path under corpus/ ("seed/x.scn").

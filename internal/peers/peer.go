@@ -146,12 +146,28 @@ func (r *Runner) Run(p *Peer, body Body) (Outcome, error) {
 		return out, fmt.Errorf("%s: %w", p.Name, errHung)
 	}
 	// Releases made at one point (a tool runner's parallel tools) are put
-	// in item order, so that a run reads the same every time.
+	// in the order their calls began, the order in which a gate decides
+	// them (SPEC section 6), so that a run reads the same every time.
+	began := beginOrder(out.Meaning.Events)
 	sort.SliceStable(out.Releases, func(i, j int) bool {
 		a, b := out.Releases[i], out.Releases[j]
-		return a.At < b.At || a.At == b.At && a.Item < b.Item
+		return a.At < b.At || a.At == b.At && began[[2]string{a.Attempt, a.Item}] < began[[2]string{b.Attempt, b.Item}]
 	})
 	return out, nil
+}
+
+// beginOrder numbers each call (attempt, item) by the position of its begin
+// event; a call with no begin sorts first.
+func beginOrder(events []sealgate.Event) map[[2]string]int {
+	order := map[[2]string]int{}
+	for i, ev := range events {
+		if ev.Kind == sealgate.Begin {
+			if _, seen := order[[2]string{ev.Attempt, ev.Item}]; !seen {
+				order[[2]string{ev.Attempt, ev.Item}] = i + 1
+			}
+		}
+	}
+	return order
 }
 
 // followUps answer any request after the first (a tool runner's next turn)
