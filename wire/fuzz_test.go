@@ -3,8 +3,8 @@ package wire_test
 import (
 	"testing"
 
-	"github.com/sealgate/sealgate/internal/fuzztarget"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
+	"github.com/sealgate/sealgate/internal/fuzztarget"
 	"github.com/sealgate/sealgate/wire"
 )
 
