@@ -64,7 +64,7 @@ func Example() {
 
 	for _, turn := range []string{"t1", "t1", "t2"} {
 		stream := client.Chat.Completions.NewStreaming(guard.WithTurn(context.Background(), turn),
-			openai.ChatCompletionNewParams{Model: openai.ChatModelGPT5_1,
+			openai.ChatCompletionNewParams{Model: openai.ChatModelGPT5_5,
 				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Weather in Paris?")}})
 		for stream.Next() {
 			// The application uses the chunks as it always did.

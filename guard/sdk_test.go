@@ -75,7 +75,7 @@ func anthropicClient(s *vendorServer, rt http.RoundTripper) anthropic.Client {
 		aoption.WithHTTPClient(&http.Client{Transport: rt}), aoption.WithMaxRetries(0))
 }
 
-var chatParams = openai.ChatCompletionNewParams{Model: openai.ChatModelGPT5_1,
+var chatParams = openai.ChatCompletionNewParams{Model: openai.ChatModelGPT5_5,
 	Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the weather?")}}
 
 var messageParams = anthropic.MessageNewParams{Model: "claude-3-7-sonnet-20250219", MaxTokens: 1024,

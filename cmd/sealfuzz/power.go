@@ -16,6 +16,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/campaign"
 	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/internal/trial"
@@ -265,24 +266,24 @@ func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
 	start := time.Now()
 	last := start
 	env := []string{zoo.FaultsEnv + "=" + b.Name, fuzzkit.SeedEnv + "=" + strconv.Itoa(seed)}
-	_, _ = runFuzzer(ctx, p.fuzzBin, p.root, env, []string{"-test.run=^$",
+	_, _ = campaign.RunFuzzer(ctx, p.fuzzBin, p.root, env, []string{"-test.run=^$",
 		"-test.fuzz=^FuzzGateVsModel$", "-test.fuzztime=" + p.fuzzCap.String(), "-test.fuzzcachedir=" + cache,
 		"-test.fuzzminimizetime=" + p.fuzzMin.String()}, func(line string) {
-		if m := progressRE.FindStringSubmatch(line); m != nil {
+		if m := campaign.ProgressRE.FindStringSubmatch(line); m != nil {
 			r.execs, _ = strconv.ParseInt(m[1], 10, 64)
 			if time.Since(last) >= 20*time.Second {
 				last = time.Now()
 				fmt.Fprintf(p.stdout, "    %s gofuzz seed %d: %v, %d execs (%s/s), no failure yet\n", b.Name, seed, time.Since(start).Round(time.Second), r.execs, m[2])
 			}
 		}
-		_, _, in, isSeed := genericSeed(line, int64(seed))
+		_, _, in, isSeed := campaign.GenericSeed(line, int64(seed))
 		if isSeed {
 			seedInput, r.inSeeds = in, true
 		}
 		if !r.found && (isSeed || strings.Contains(line, "minimizing") && strings.Contains(line, "failing input") || strings.HasPrefix(strings.TrimSpace(line), "--- FAIL")) {
 			r.found, r.after = true, time.Since(start)
 		}
-		if m := failedRE.FindStringSubmatch(line); m != nil {
+		if m := campaign.FailedRE.FindStringSubmatch(line); m != nil {
 			crasher = filepath.Join(p.root, m[1])
 		}
 		switch l := strings.TrimSpace(line); {
@@ -310,7 +311,7 @@ func (p *power) fuzzRun(ctx context.Context, b zoo.Bug, seed int) powerRun {
 		return r
 	}
 	// Only a failure that the decoded scenario shows again counts.
-	cfg, evs, err := fuzzScenario("FuzzGateVsModel", args, b.Checker())
+	cfg, evs, err := campaign.FuzzScenario("FuzzGateVsModel", args, b.Checker())
 	if err != nil {
 		r.found, r.note = false, fmt.Sprintf("go fuzz failed after %v (%s), but its input is not decoded: %v", r.after.Round(time.Millisecond), msg, err)
 		return r

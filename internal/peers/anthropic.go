@@ -20,7 +20,7 @@ func anthropicClient(c conn) anthropic.Client {
 
 func anthropicParams(c conn) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{
-		Model:     anthropic.ModelClaudeSonnet4_5,
+		Model:     anthropic.ModelClaudeSonnet5_5,
 		MaxTokens: 1024,
 		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What is the weather?"))},
 	}
@@ -147,7 +147,7 @@ var anthropicToolRunner = &Peer{
 		}
 		runner := client.Beta.Messages.NewToolRunnerStreaming(tools, anthropic.BetaToolRunnerParams{
 			BetaMessageNewParams: anthropic.BetaMessageNewParams{
-				Model:     anthropic.ModelClaudeSonnet4_5,
+				Model:     anthropic.ModelClaudeSonnet5_5,
 				MaxTokens: 1024,
 				Messages:  []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock("What is the weather?"))},
 			},

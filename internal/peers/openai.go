@@ -22,7 +22,7 @@ func openaiClient(c conn) openai.Client {
 // tool the body names; what the server answers does not depend on it.
 func chatParams(c conn) openai.ChatCompletionNewParams {
 	p := openai.ChatCompletionNewParams{
-		Model:    openai.ChatModelGPT4o,
+		Model:    openai.ChatModelGPT5_5,
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the weather?")},
 	}
 	for _, t := range c.tools {
@@ -102,7 +102,7 @@ var chatCareful = &Peer{
 
 func responsesParams(c conn) responses.ResponseNewParams {
 	p := responses.ResponseNewParams{
-		Model: openai.ChatModelGPT4o,
+		Model: openai.ChatModelGPT5_5,
 		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("What is the weather?")},
 	}
 	for _, t := range c.tools {

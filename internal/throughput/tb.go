@@ -13,8 +13,8 @@ type tb struct {
 	failed []string
 }
 
-// stopped is tb's panic value: the body called Fatalf.
-var stopped = errors.New("the body stopped")
+// errStopped is tb's panic value: the body called Fatalf.
+var errStopped = errors.New("the body stopped")
 
 func (t *tb) Helper() {}
 
@@ -24,7 +24,7 @@ func (t *tb) Errorf(format string, args ...any) {
 
 func (t *tb) Fatalf(format string, args ...any) {
 	t.Errorf(format, args...)
-	panic(stopped)
+	panic(errStopped)
 }
 
 // runOne runs one input through run, and returns the body's failure, if it
@@ -32,7 +32,7 @@ func (t *tb) Fatalf(format string, args ...any) {
 func runOne(run func(t fuzzkit.TB, in []byte), in []byte) (err error) {
 	t := &tb{}
 	defer func() {
-		if r := recover(); r != nil && r != stopped {
+		if r := recover(); r != nil && r != errStopped {
 			panic(r)
 		}
 		if len(t.failed) > 0 {
