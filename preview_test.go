@@ -17,7 +17,7 @@ import (
 	"github.com/sealgate/sealgate/model"
 )
 
-// Issue 4: the gate's incremental preview against the model's from-scratch
+// The gate's incremental preview against the model's from-scratch
 // one (SPEC section 8), its streaming form, consistency, redaction (I10)
 // and the first violation.
 

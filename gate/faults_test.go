@@ -13,7 +13,7 @@ import (
 // benchmark say they are: each switch changes the one thing it names, and
 // the helpers behind them do what their comments say. (Written to cover
 // the fault code, which the suite never switches on, for mutation testing:
-// docs/power/mutants.md.)
+// docs/research/power/mutants.md.)
 
 func TestFaultHelpers(t *testing.T) {
 	for _, c := range []struct{ in, want string }{

@@ -11,7 +11,7 @@ import (
 	"github.com/sealgate/sealgate"
 )
 
-// The issue 4 benchmarks: one save_file argument of n bytes fed in 16-byte
+// The preview benchmarks: one save_file argument of n bytes fed in 16-byte
 // deltas. benchSizes scale it from 1 KiB to 1 MiB so that benchstat shows
 // how each cost grows.
 var benchSizes = []int{1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20}
@@ -277,7 +277,7 @@ func benchSink(b *testing.B, raw []byte, feedAll func(s *eventSink, raw []byte))
 	reportCPU(b, start)
 }
 
-// BenchmarkFloor measures what the issue 4 targets leave room for:
+// BenchmarkFloor measures what the preview speed targets (docs/research/performance.md) leave room for:
 //   - event: the event API alone, one sealgate.Event built and passed by
 //     value per 16-byte delta to a function that only keeps the bytes;
 //   - event-by-pointer: the same through a pointer to one reused event,

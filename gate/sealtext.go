@@ -26,7 +26,7 @@ import (
 // or "not valid": ValidJSON then finds the first violation and its reason.
 // One decoding pass instead of a validation, a decoding and a
 // canonicalization pass is what keeps sealing a long call near the cost of
-// validating it (the issue 4 benchmarks).
+// validating it (the preview benchmarks).
 //
 // Objects decode to map[string]any, arrays to []any, numbers to json.Number
 // as written, strings unescaped. size is the length of the text's compact

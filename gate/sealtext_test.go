@@ -164,7 +164,7 @@ func TestEscapeAt(t *testing.T) {
 	}
 }
 
-// BenchmarkUnquote decodes the file text of the issue 4 benchmarks (1 MiB,
+// BenchmarkUnquote decodes the file text of the preview benchmarks (1 MiB,
 // an escape about every 12 bytes): the part of the seal that turns the
 // content string into the Go string the schema validates.
 func BenchmarkUnquote(b *testing.B) {

@@ -9,5 +9,5 @@ import (
 // TestSuite judges the gate by the whole suite (the corpus through every
 // check, generated scenarios, the state machine) from inside package gate,
 // where mutation testing looks for the tests that kill a mutant
-// (docs/power/mutants.md).
+// (docs/research/power/mutants.md).
 func TestSuite(t *testing.T) { suite.Run(t, "../corpus", suite.Quick) }

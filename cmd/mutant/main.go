@@ -1,7 +1,7 @@
 // Command mutant runs chosen mutants one at a time, the way gremlins runs
 // them, and says which the tests kill. gremlins skips a mutant that no test
 // covers, and gives no way to rerun one survivor after a test was added for
-// it; reviewing survivors (docs/power/mutants.md) needs both.
+// it; reviewing survivors (docs/research/power/mutants.md) needs both.
 //
 // Each mutant is named as gremlins prints it, FILE:LINE:COL:TYPE, with FILE
 // relative to the module root and TYPE one of gremlins' mutators. The module

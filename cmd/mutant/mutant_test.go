@@ -216,7 +216,7 @@ func must(t *testing.T, err error) {
 }
 
 func TestVerdictString(t *testing.T) {
-	// The output format the README and docs/power/mutants.md quote.
+	// The output format the README and docs/research/power/mutants.md quote.
 	v := Verdict{Status: Lived, Took: 1500 * time.Millisecond}
 	if v.String() != "LIVED (1.5s)" {
 		t.Errorf("got %q", v.String())

@@ -35,7 +35,7 @@ func campaignFlags(fs *flag.FlagSet) func(args []string, stdout, stderr io.Write
 	targets := fs.String("targets", "", "comma-separated fuzz targets (default: every Fuzz* target)")
 	fs.IntVar(&o.Workers, "workers", 0, "fuzzing workers (default: GOMAXPROCS)")
 	fs.StringVar(&o.Dir, "dir", "", "fuzz only the package in this folder (default: every package of the module with fuzz targets)")
-	fs.DurationVar(&o.Minimize, "minimize", 0, "time go fuzz may spend minimizing each new input (and a failing one); 0, the default, turns it off: minimizing took about half of a campaign's CPU time (docs/campaign.md), and sealfuzz reduces failures itself")
+	fs.DurationVar(&o.Minimize, "minimize", 0, "time go fuzz may spend minimizing each new input (and a failing one); 0, the default, turns it off: minimizing took about half of a campaign's CPU time (docs/research/campaign.md), and sealfuzz reduces failures itself")
 	fs.StringVar(&o.Regress, "regress", filepath.Join("corpus", "regress"), "folder for reduced failures")
 	fs.BoolVar(&o.Stop, "stop", false, "stop at the first failure")
 	fs.BoolVar(&o.Fixed, "fixed", false, "keep every turn -slice long; by default a target's later turns grow so that go fuzz's baseline (re-running its cached corpus) stays under a tenth of the turn")

@@ -20,7 +20,7 @@ reading (pseudo-random bytes shaped like its generic seeds, decoded by gen.Input
 as the fuzz body decodes them) and the corpus. Prints the share of reachable
 pairs each layer reached, every reachable pair the generated layers (rapid and
 gofuzz) never reached, and the table of pairs the SPEC makes unreachable, each
-with its sentence. docs/coverage.md explains the features and the pairs.
+with its sentence. docs/research/coverage.md explains the features and the pairs.
 `,
 	flags: coverageFlags,
 }

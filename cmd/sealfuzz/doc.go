@@ -8,15 +8,15 @@
 //	sealfuzz replay [flags] PATH...  replay .scn files (folders are searched for *.scn)
 //	sealfuzz reduce [flags] FILE     reduce a failing .scn, testdata/fuzz or libFuzzer input
 //	sealfuzz power [flags]           measure how fast each technique finds each zoo bug;
-//	                                 writes docs/power/power.md and power.png
+//	                                 writes docs/research/power/power.md and power.png
 //	sealfuzz shared                  say which tests skip for want of ../shared
 //	sealfuzz test -gate 'CMD ARGS'   check a gate process that speaks the stdio protocol
 //	                                 (docs/protocol.md) with every check that applies
 //	sealfuzz peers [flags]           the official SDKs' tool-call idioms under the suite;
-//	                                 writes docs/peers/
+//	                                 writes docs/research/peers/
 //	sealfuzz coverage [flags]        the share of SPEC feature pairs each generator reaches
 //	sealfuzz exhaust [flags]         check every event sequence up to -events long over a
-//	                                 small alphabet (docs/exhaust.md); -zoo: per zoo bug
+//	                                 small alphabet (docs/research/exhaust.md); -zoo: per zoo bug
 //	sealfuzz throughput [flags]      execs per CPU-second of the fuzz bodies, and where
 //	                                 one exec's checking time goes
 //

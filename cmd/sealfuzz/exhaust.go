@@ -11,14 +11,14 @@ import (
 var exhaustCmd = &command{
 	name:  "exhaust",
 	usage: "exhaust [flags]",
-	short: "check every event sequence up to -events long over a\nsmall alphabet (docs/exhaust.md); -zoo: per zoo bug",
+	short: "check every event sequence up to -events long over a\nsmall alphabet (docs/research/exhaust.md); -zoo: per zoo bug",
 	long: `Small-scope exhaustive checking: every event sequence of at most -events
 events over a small abstract alphabet (2 attempts, 2 turns, 2 items, 2 call
 ids, 2 tools, 4 fragment shapes, every close status, acks of every key
 written, restart, peek), under each of a few small configurations, checked
 with check.All, the suite's own checker. Ids are renamed into first-use
 order, and a prefix that reaches a state already reached is not extended
-(docs/exhaust.md says why that is sound). A violation is printed as a .scn
+(docs/research/exhaust.md says why that is sound). A violation is printed as a .scn
 file and exits 1. SEALGATE_FAULTS=BUG checks the gate with that zoo bug
 planted; with -zoo, the enumeration runs against every zoo bug in turn and
 says which it finds.

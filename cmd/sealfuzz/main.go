@@ -34,10 +34,10 @@ var commands []*command
 func init() {
 	commands = []*command{
 		campaignCmd, replayCmd, reduceCmd,
-		{name: "power", usage: "power [flags]", short: "measure how fast each technique finds each zoo bug;\nwrites docs/power/power.md and power.png", main: powerMain},
+		{name: "power", usage: "power [flags]", short: "measure how fast each technique finds each zoo bug;\nwrites docs/research/power/power.md and power.png", main: powerMain},
 		sharedCmd,
 		{name: "test", usage: "test -gate 'CMD ARGS'", short: "check a gate process that speaks the stdio protocol\n(docs/protocol.md) with every check that applies", main: testMain},
-		{name: "peers", usage: "peers [flags]", short: "the official SDKs' tool-call idioms under the suite;\nwrites docs/peers/", main: peersMain},
+		{name: "peers", usage: "peers [flags]", short: "the official SDKs' tool-call idioms under the suite;\nwrites docs/research/peers/", main: peersMain},
 		coverageCmd, exhaustCmd, throughputCmd,
 	}
 }

@@ -23,7 +23,7 @@ check); then splits one exec's checking time into check.All's steps. The
 machine reading runs as the libFuzzer harness replays it (rapid.MakeFuzz, go
 fuzz's way, runs only under go test), which costs more per exec. With
 -zoo, also what sampling the costliest checks loses on each zoo bug. Prints
-markdown tables; docs/fuzzing.md reads them.
+markdown tables; docs/research/fuzzing.md reads them.
 `,
 	flags: throughputFlags,
 }

@@ -148,7 +148,7 @@ func (s *slice) progress(m []string) {
 	rate, _ := strconv.Atoi(m[2])
 	s.newInt, _ = strconv.Atoi(m[3])
 	// The target's own count, live from its workers' files; go fuzz's
-	// counter lags them (docs/fuzzing.md), so it is only the fallback for
+	// counter lags them (docs/research/fuzzing.md), so it is only the fallback for
 	// a target that does not count.
 	shown := s.execs + s.st.execs
 	if _, body, ok := workerCPU(s.execsDir, s.name); ok {

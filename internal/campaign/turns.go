@@ -19,7 +19,7 @@ const baselineTurns = 10
 // would take more than a tenth of it. Rotating through the targets in
 // equal slices pays each target's whole cached corpus again at every turn,
 // and the corpus grows all night; a turn that grows with it keeps that
-// re-run a fixed share of the time (docs/campaign.md measures it).
+// re-run a fixed share of the time (docs/research/campaign.md measures it).
 //
 // A target's first turn is predicted from the time per entry an earlier
 // campaign saved beside the cache (baselineFile), and the entries in the

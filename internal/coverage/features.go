@@ -3,10 +3,10 @@
 // decided on it, it computes the features of docs/SPEC.md the scenario
 // exercised and the pairs of them it exercised together, so that a
 // generator's power against bugs that need a combination is counted, not
-// assumed (issue 17, item 3). Features are named from the SPEC's own
+// assumed. Features are named from the SPEC's own
 // tables (event kinds, statuses, decision kinds, reasons, anomaly kinds,
 // configuration lines, policies and limits) plus value shapes and the
-// cross-key and cross-attempt situations the issue names. The package is
+// cross-key and cross-attempt situations docs/research/coverage.md names. The package is
 // plain code: sealfuzz coverage drives it over rapid, gofuzz and the corpus.
 package coverage
 

@@ -6,7 +6,7 @@ type Watch struct {
 	Why  string
 }
 
-// Watched are the pairs issue 17 names (and their sharper neighbours):
+// Watched are the pairs docs/research/coverage.md names (and their sharper neighbours):
 // sealfuzz coverage reports each one by layer, whatever the overall share.
 var Watched = []Watch{
 	{PairOf("ack:fail", "keys:two-released"), "what one key's ack does to another key's check"},

@@ -4,7 +4,7 @@ import (
 	"github.com/sealgate/sealgate"
 )
 
-// The alphabet's bounds (issue 17): two attempts over at most two turns,
+// The alphabet's bounds: two attempts over at most two turns,
 // two items, two call ids, the setup's two tools.
 const (
 	maxAttempts = 2

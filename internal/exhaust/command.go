@@ -12,8 +12,8 @@ import (
 )
 
 // DefaultEvents is the bound of sealfuzz exhaust, chosen so that the run
-// over every setup takes under 10 minutes on 2 cores (docs/exhaust.md has
-// the measurement).
+// over every setup fits a CI run (docs/research/exhaust.md has the
+// measurement).
 const DefaultEvents = 6
 
 // Command is one run of sealfuzz exhaust: its flags.

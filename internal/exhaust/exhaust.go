@@ -3,7 +3,7 @@
 // checks every event sequence up to a bound with check.All, the suite's
 // own checker. Ids are renamed into first-use order (symmetry reduction),
 // and a prefix whose state was already reached by a sequence no longer than
-// it is not extended again (docs/exhaust.md says why that is sound, and
+// it is not extended again (docs/research/exhaust.md says why that is sound, and
 // under which assumption). Most bugs have a small counterexample; this
 // finds every one within the bound, where random generation finds it only
 // when the dice allow.
@@ -229,7 +229,7 @@ func run(workers, n int, f func(int)) {
 }
 
 // stateKey is what a sequence's continuations depend on: the model's whole
-// state, plus what the checks read from history (docs/exhaust.md), plus
+// state, plus what the checks read from history (docs/research/exhaust.md), plus
 // what the alphabet depends on (the ids used, the keys acks may name). It
 // also returns those keys.
 func (s *Setup) stateKey(events []sealgate.Event, u used) (string, []string) {

@@ -186,7 +186,7 @@ func render(seq []sealgate.Event) string {
 }
 
 // TestMemoryOnlyDedupFitsSix: the bug the default bound misses
-// (docs/exhaust.md) has a 6-event counterexample in the alphabet, under
+// (docs/research/exhaust.md) has a 6-event counterexample in the alphabet, under
 // per-call: each event is a letter at its point, the real gate passes
 // it, and the gate that keeps its ledger in memory fails it.
 func TestMemoryOnlyDedupFitsSix(t *testing.T) {

@@ -30,7 +30,7 @@ var memberNames = []string{"path", "content", "token", "auth", "key", "n", "m", 
 // tool and that choice, not a fresh draw per run: the compiled-schema
 // caches of gate and model (128 entries each) then hold every generated
 // schema (4 tools × 16), and a run compiles nothing. Fresh schemas per run
-// spent much of both readings' CPU in compiling (docs/power/swarm.md). Secrets, allow-lists, idem
+// spent much of both readings' CPU in compiling (docs/research/power/swarm.md). Secrets, allow-lists, idem
 // modes and limits, which cost nothing to set up, are still drawn per run.
 const schemaVariants = 16
 

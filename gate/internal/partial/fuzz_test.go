@@ -239,7 +239,7 @@ func BenchmarkWrite16Peek(b *testing.B) {
 }
 
 // BenchmarkWrite16Text feeds one long string value, file text with escapes
-// and non-ASCII runes as the gate's issue 4 benchmarks do, in 16-byte deltas:
+// and non-ASCII runes as the gate's preview benchmarks do, in 16-byte deltas:
 // the parser's string path alone.
 func BenchmarkWrite16Text(b *testing.B) { benchWrite16(b, false) }
 
@@ -278,7 +278,7 @@ func benchWrite16(b *testing.B, watch bool) {
 }
 
 // textDoc is a 1 MiB save_file argument: file text with escapes and
-// non-ASCII runes, as the gate's issue 4 benchmarks stream.
+// non-ASCII runes, as the gate's preview benchmarks stream.
 func textDoc() []byte {
 	var d bytes.Buffer
 	d.WriteString(`{"path":"notes.md","content":"`)

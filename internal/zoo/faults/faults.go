@@ -60,7 +60,7 @@ type Set struct {
 	// (P5: a dropped socket taken for success).
 	DisconnectedIsComplete bool
 
-	// The bugs below (issue 17) need a combination the fixed vocabulary of
+	// The bugs below need a combination the fixed vocabulary of
 	// the generators rarely or never draws: state spanning two keys or two
 	// attempts, or a configuration or value outside the usual shapes.
 
