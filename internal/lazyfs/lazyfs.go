@@ -144,11 +144,27 @@ type CutReport struct {
 	Torn     []TornWrite // with Options.Torn: what was kept of last writes
 }
 
-// Cut simulates a power cut: it unmounts (no process may hold a file of
-// the mount open), drops every write and directory change not made durable
-// (keeping torn prefixes with Options.Torn), and mounts the backing
-// directory again at the same place.
+// Cut simulates a power cut and the power coming back: PowerOff, then
+// PowerOn.
 func (f *FS) Cut() (CutReport, error) {
+	rep, err := f.PowerOff()
+	if err != nil {
+		return rep, err
+	}
+	return rep, f.PowerOn()
+}
+
+// PowerOff unmounts (no process may hold a file of the mount open) and
+// drops every write and directory change not made durable, keeping torn
+// prefixes with Options.Torn. Until PowerOn, the backing directory holds
+// exactly what survived, and may be read directly.
+//
+// The process that serves the mount must not read it through mmap: a page
+// fault on the mount blocks its thread in the kernel until this process
+// answers, and the Go runtime cannot stop that thread for a garbage
+// collection, so the process can deadlock. Read the backing directory
+// while the power is off instead, or use another process.
+func (f *FS) PowerOff() (CutReport, error) {
 	if err := f.unmount(); err != nil {
 		return CutReport{}, err
 	}
@@ -159,8 +175,19 @@ func (f *FS) Cut() (CutReport, error) {
 		return rep, err
 	}
 	f.cuts++
-	return rep, f.mount()
+	return rep, nil
 }
+
+// PowerOn mounts the backing directory again at the same place.
+func (f *FS) PowerOn() error {
+	if f.server != nil {
+		return fmt.Errorf("lazyfs: %s is mounted: PowerOn without PowerOff", f.mountpoint)
+	}
+	return f.mount()
+}
+
+// Backing is the backing directory.
+func (f *FS) Backing() string { return f.backing }
 
 // Unmount unmounts without a cut's tearing; what was not fsynced is lost,
 // as after a cut.
@@ -453,13 +480,14 @@ func (d *dirNode) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno
 // Create makes a new, empty file; its entry is durable only after an
 // fsync of this directory.
 func (d *dirNode) Create(ctx context.Context, name string, flags, mode uint32, out *fuse.EntryOut) (*gofs.Inode, gofs.FileHandle, uint32, syscall.Errno) {
-	d.lfs.mu.Lock()
-	defer d.lfs.mu.Unlock()
 	uid, gid := caller(ctx)
 	c := &fileNode{lfs: d.lfs, mode: mode & 0o7777, uid: uid, gid: gid, mtime: time.Now(), dirty: map[int64]bool{}, backing: map[string]bool{}}
+	d.lfs.mu.Lock()
 	d.lfs.files[c] = true
 	d.mtime = c.mtime
+	d.lfs.mu.Unlock()
 	fillAttr(&out.Attr, syscall.S_IFREG, c.mode, uid, gid, 0, c.mtime, 1)
+	// go-fuse's own locks are never taken under mu.
 	in := d.NewPersistentInode(ctx, c, gofs.StableAttr{Mode: syscall.S_IFREG, Ino: d.lfs.ino()})
 	return in, &handle{append: flags&syscall.O_APPEND != 0}, 0, 0
 }
@@ -467,11 +495,11 @@ func (d *dirNode) Create(ctx context.Context, name string, flags, mode uint32, o
 // Mkdir makes a new, empty directory; durable only after an fsync of this
 // directory.
 func (d *dirNode) Mkdir(ctx context.Context, name string, mode uint32, out *fuse.EntryOut) (*gofs.Inode, syscall.Errno) {
-	d.lfs.mu.Lock()
-	defer d.lfs.mu.Unlock()
 	uid, gid := caller(ctx)
 	c := &dirNode{lfs: d.lfs, mode: mode & 0o7777, uid: uid, gid: gid, mtime: time.Now(), synced: map[string]any{}, backing: map[string]bool{}}
+	d.lfs.mu.Lock()
 	d.mtime = c.mtime
+	d.lfs.mu.Unlock()
 	fillAttr(&out.Attr, syscall.S_IFDIR, c.mode, uid, gid, blockSize, c.mtime, 2)
 	return d.NewPersistentInode(ctx, c, gofs.StableAttr{Mode: syscall.S_IFDIR, Ino: d.lfs.ino()}), 0
 }
@@ -539,12 +567,13 @@ func (d *dirNode) Mknod(ctx context.Context, name string, mode, dev uint32, out 
 // as of its own last fsync.
 func (d *dirNode) Fsync(ctx context.Context, _ gofs.FileHandle, flags uint32) syscall.Errno {
 	f := d.lfs
+	synced := map[string]any{}
+	for name, ch := range d.Children() { // before mu: go-fuse's locks are never taken under it
+		synced[name] = ch.Operations()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	d.synced = map[string]any{}
-	for name, ch := range d.Children() {
-		d.synced[name] = ch.Operations()
-	}
+	d.synced = synced
 	for _, p := range sortedKeys(d.backing) {
 		if err := f.render(d, p); err != nil {
 			fmt.Fprintf(os.Stderr, "lazyfs: fsync of directory %s: %v\n", p, err)

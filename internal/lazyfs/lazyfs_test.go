@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
@@ -310,6 +311,10 @@ func TestMmapSeesCachedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fh.Close()
+	// A page fault on the mount waits for this process to answer it, and
+	// a garbage collection could not stop the faulting thread: no GC while
+	// the maps are touched (see PowerOff).
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	// As bbolt does: a read-only shared map, writes through the file.
 	m, err := syscall.Mmap(int(fh.Fd()), 0, 8192, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
