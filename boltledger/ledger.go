@@ -7,7 +7,8 @@
 // the method returns (bbolt's NoSync is off unless Options.NoSync asks
 // otherwise). The gate writes intent before it returns a release, and done
 // or clear before Feed returns an ack; so a release the executor saw is on
-// disk, and so is every ack the gate took.
+// disk, and so is every ack the gate took. Open also fsyncs the file's
+// directory, so that a new ledger file's name survives a power cut.
 //
 // One process at a time: Open takes bbolt's exclusive file lock and a
 // second opener gets ErrLocked at once, not a wait and not a shared file.

@@ -15,11 +15,8 @@ func ForTest(t testing.TB, o *Options) (f *FS, backing string) {
 	backing, mnt := t.TempDir(), t.TempDir()
 	f, err := Mount(backing, mnt, o)
 	if err != nil {
-		msg := "FUSE unavailable, power-cut test not run: " + err.Error()
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		unavailable(t, err)
+		return nil, ""
 	}
 	t.Cleanup(func() {
 		if err := f.Unmount(); err != nil {
@@ -27,4 +24,16 @@ func ForTest(t testing.TB, o *Options) (f *FS, backing string) {
 		}
 	})
 	return f, backing
+}
+
+// unavailable says in one line that FUSE is missing and why, failing the
+// test under CI=true and skipping it elsewhere.
+func unavailable(t testing.TB, err error) {
+	t.Helper()
+	msg := "FUSE unavailable, power-cut test not run: " + err.Error()
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+		return
+	}
+	t.Skip(msg)
 }

@@ -101,8 +101,11 @@ func Mount(backing, mountpoint string, o *Options) (*FS, error) {
 // ErrNoDevice is wrapped by Mount's error when /dev/fuse is missing.
 var ErrNoDevice = errors.New("no /dev/fuse")
 
+// fuseDevice is the device Mount needs (a test points it elsewhere).
+var fuseDevice = "/dev/fuse"
+
 func (f *FS) mount() error {
-	if _, err := os.Stat("/dev/fuse"); err != nil {
+	if _, err := os.Stat(fuseDevice); err != nil {
 		return fmt.Errorf("lazyfs: %w (%v)", ErrNoDevice, err)
 	}
 	f.files = map[*fileNode]bool{}

@@ -382,3 +382,36 @@ func TestFlock(t *testing.T) {
 		b.Close()
 	}
 }
+
+// recorder is a testing.TB that records Skip and Fatal instead of ending
+// the test.
+type recorder struct {
+	testing.TB
+	skipped, fatal []string
+}
+
+func (r *recorder) Helper()          {}
+func (r *recorder) Skip(a ...any)    { r.skipped = append(r.skipped, fmt.Sprint(a...)) }
+func (r *recorder) Fatal(a ...any)   { r.fatal = append(r.fatal, fmt.Sprint(a...)) }
+func (r *recorder) Cleanup(f func()) { r.TB.Cleanup(f) }
+
+func TestMissingDeviceSaysSo(t *testing.T) {
+	defer lazyfs.SetDevice(filepath.Join(t.TempDir(), "no-fuse"))()
+	_, err := lazyfs.Mount(t.TempDir(), t.TempDir(), nil)
+	if !errors.Is(err, lazyfs.ErrNoDevice) {
+		t.Fatalf("Mount without the device: %v, want ErrNoDevice", err)
+	}
+	for _, ci := range []string{"", "true"} {
+		t.Setenv("CI", ci)
+		r := &recorder{TB: t}
+		lazyfs.Unavailable(r, err)
+		got := append(r.skipped, r.fatal...)
+		if len(got) != 1 || strings.Contains(got[0], "\n") || !strings.Contains(got[0], "no /dev/fuse") {
+			t.Fatalf("CI=%q: said %q, want one line naming the missing device", ci, got)
+		}
+		if (ci == "true") != (len(r.fatal) == 1) {
+			t.Fatalf("CI=%q: fatal %q, skipped %q: want a failure exactly under CI=true", ci, r.fatal, r.skipped)
+		}
+		t.Logf("CI=%q: %s", ci, got[0])
+	}
+}
