@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -89,6 +90,11 @@ type crashState struct {
 	childEnv []string                      // more environment for the child (planted weaknesses)
 	fail     func(format string, a ...any) // reports a violation; default t.Errorf
 	failures int                           // violations so far
+
+	// What the cuts dropped: files with unsynced writes, and last unsynced
+	// writes dropped, torn part way, or kept whole.
+	unsyncedFiles, tornDropped, tornPartly, tornKept int
+	faults                                           int // kills made inside a write or fsync (power cuts)
 }
 
 // newCrashState is the parent's state over the files in dir.
@@ -179,8 +185,20 @@ func (s *crashState) cut() {
 	if s.power == nil {
 		return
 	}
-	if _, err := s.power.PowerOff(); err != nil {
+	rep, err := s.power.PowerOff()
+	if err != nil {
 		s.t.Fatalf("after run %d: power cut: %v", s.run, err)
+	}
+	s.unsyncedFiles += rep.Unsynced
+	for _, tw := range rep.Torn {
+		switch {
+		case tw.Kept == 0:
+			s.tornDropped++
+		case tw.Kept < tw.Len:
+			s.tornPartly++
+		default:
+			s.tornKept++
+		}
 	}
 }
 
@@ -258,6 +276,18 @@ func (s *crashState) runChild(rng *rand.Rand, kill bool) string {
 	t := s.t
 	s.run++
 	window, nth, delay := s.plan(rng)
+	// With power cuts, half the kills land inside the filesystem instead:
+	// at the faultAt-th write or fsync after the go, the power fails and
+	// the child dies in that call, so that writes are left unsynced and the
+	// last one may be torn (a timed kill almost never lands between a write
+	// and its fsync). Such a kill is counted, as any, by the last phase
+	// the child reported: mostly commit (bbolt writes pages, fsyncs, writes
+	// the meta page, fsyncs) and released (the executor writes its record
+	// of the effect and fsyncs it).
+	faultAt := 0
+	if s.power != nil && rng.IntN(2) == 0 {
+		faultAt = 1 + rng.IntN(4)
+	}
 	work := s.turns(rng, s.lastTurn)
 	list := make([]string, len(work))
 	for i, n := range work {
@@ -287,7 +317,8 @@ func (s *crashState) runChild(rng *rand.Rand, kill bool) string {
 	in := bufio.NewReader(phaseR)
 	seen, last := 0, ""
 	var started *commitMsg // a write the child started and has not reported committed
-	killed := false
+	killed, armed := false, false
+	var faulted atomic.Bool // set by the lazy filesystem's fault hook
 	for {
 		line, err := in.ReadString('\n')
 		if err == io.EOF {
@@ -312,24 +343,38 @@ func (s *crashState) runChild(rng *rand.Rand, kill bool) string {
 				s.committed(m.op, m.key)
 				started = nil
 			}
-			if killed {
+			if killed || faulted.Load() {
 				continue // the kill is on its way; the child is blocked here
 			}
+			fire := false
+			if kill && !armed && m.phase == window {
+				seen++
+				fire = seen == nth
+			}
+			if fire && faultAt > 0 {
+				s.armFault(cmd.Process, faultAt, &faulted)
+				armed = true
+			}
 			if _, err := goW.Write([]byte{'g'}); err != nil {
+				if faulted.Load() {
+					continue // the fault killed the child meanwhile
+				}
 				t.Fatal(err)
 			}
-			if kill && m.phase == window {
-				if seen++; seen == nth {
-					if delay > 0 {
-						time.Sleep(delay)
-					}
-					if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-						t.Fatal(err)
-					}
-					killed = true
+			if fire && faultAt == 0 {
+				if delay > 0 {
+					time.Sleep(delay)
 				}
+				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				killed = true
 			}
 		}
+	}
+	if faulted.Load() {
+		killed = true
+		s.faults++
 	}
 	err = cmd.Wait()
 	if !killed {
@@ -349,6 +394,20 @@ func (s *crashState) runChild(rng *rand.Rand, kill bool) string {
 	}
 	s.unconfirmed = started
 	return last
+}
+
+// armFault makes the lazy filesystem fail the power at the n-th write or
+// fsync from now, killing the child in that call.
+func (s *crashState) armFault(child *os.Process, n int, fired *atomic.Bool) {
+	ops := 0 // the hook runs under the filesystem's lock, one call at a time
+	s.power.SetFault(func(lazyfs.Op) bool {
+		if ops++; ops < n {
+			return false
+		}
+		child.Signal(syscall.SIGKILL)
+		fired.Store(true)
+		return true
+	})
 }
 
 type commitMsg struct{ op, key string }
@@ -533,7 +592,7 @@ func (s *crashState) readEffects() {
 	s.reportedEffects = nil
 	for i, e := range reported {
 		if i >= len(whole) || whole[i] != e {
-			s.failf("after run %d: the child reported %q recorded, but the effect log's new lines are %q", s.run, e, whole)
+			s.failf("after run %d: the child reported %q recorded, but the effect log's new lines are %.300q", s.run, e, strings.Join(whole, "\n"))
 			break
 		}
 	}

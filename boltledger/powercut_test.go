@@ -80,7 +80,8 @@ func TestPowerCut(t *testing.T) {
 	}
 	s := powerState(t, seed, weak)
 	s.campaign(seed, powerCuts(t), true)
-	t.Logf("torn or dropped writes at %d cuts", s.power.Cuts())
+	t.Logf("%d cuts, %d of them inside a write or fsync; they dropped unsynced writes of %d files; of the last unsynced writes, %d dropped, %d torn part way, %d kept whole",
+		s.power.Cuts(), s.faults, s.unsyncedFiles, s.tornDropped, s.tornPartly, s.tornKept)
 }
 
 // TestPowerCutFindsWeaknesses shows the test can fail: each planted

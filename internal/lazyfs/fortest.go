@@ -2,6 +2,7 @@ package lazyfs
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -30,7 +31,8 @@ func ForTest(t testing.TB, o *Options) (f *FS, backing string) {
 // test under CI=true and skipping it elsewhere.
 func unavailable(t testing.TB, err error) {
 	t.Helper()
-	msg := "FUSE unavailable, power-cut test not run: " + err.Error()
+	// One line, even when fusermount's own output has several.
+	msg := "FUSE unavailable, power-cut test not run: " + strings.Join(strings.Fields(err.Error()), " ")
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 		return

@@ -70,6 +70,42 @@ type FS struct {
 	owners  map[string]any     // durable path (relative to backing) -> its node
 	nextIno uint64
 	cuts    int
+	fault   func(Op) bool // see SetFault
+	failed  bool          // the fault fired: every later write and fsync fails
+}
+
+// Op is a write or an fsync, as SetFault's hook sees it.
+type Op int
+
+// The operations a fault can stop.
+const (
+	OpWrite    Op = iota // a write (or truncate) of a file
+	OpFsync              // an fsync or fdatasync of a file
+	OpFsyncDir           // an fsync of a directory
+)
+
+func (o Op) String() string { return [...]string{"write", "fsync", "fsync of a directory"}[o] }
+
+// SetFault installs a hook called before each write, truncate and fsync
+// (it must not touch the mount). When it returns true the power fails at
+// that point: the operation and every later write and fsync fail with EIO
+// and change nothing, until PowerOff. A test uses it to cut the power in
+// the middle of a process's writes: its hook kills the process and returns
+// true, and the process dies in that call without seeing the error. nil
+// removes the hook; PowerOff removes it too.
+func (f *FS) SetFault(hook func(Op) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fault, f.failed = hook, false
+}
+
+// stopped reports whether op must fail: the fault fired now or before.
+// Called under mu.
+func (f *FS) stopped(op Op) bool {
+	if !f.failed && f.fault != nil && f.fault(op) {
+		f.failed = true
+	}
+	return f.failed
 }
 
 // Mount mounts a lazy view of backing (an existing directory) at
@@ -173,6 +209,7 @@ func (f *FS) PowerOff() (CutReport, error) {
 	}
 	f.mu.Lock()
 	rep, err := f.tear()
+	f.fault, f.failed = nil, false
 	f.mu.Unlock()
 	if err != nil {
 		return rep, err
@@ -576,6 +613,9 @@ func (d *dirNode) Fsync(ctx context.Context, _ gofs.FileHandle, flags uint32) sy
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.stopped(OpFsyncDir) {
+		return syscall.EIO
+	}
 	d.synced = synced
 	for _, p := range sortedKeys(d.backing) {
 		if err := f.render(d, p); err != nil {
@@ -679,6 +719,9 @@ func (n *fileNode) Setattr(ctx context.Context, _ gofs.FileHandle, in *fuse.SetA
 	n.lfs.mu.Lock()
 	defer n.lfs.mu.Unlock()
 	if sz, ok := in.GetSize(); ok {
+		if n.lfs.stopped(OpWrite) {
+			return syscall.EIO
+		}
 		n.resize(int64(sz))
 		n.mtime = time.Now()
 	}
@@ -742,6 +785,9 @@ func (n *fileNode) Read(ctx context.Context, _ gofs.FileHandle, dest []byte, off
 func (n *fileNode) Write(ctx context.Context, fh gofs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
 	n.lfs.mu.Lock()
 	defer n.lfs.mu.Unlock()
+	if n.lfs.stopped(OpWrite) {
+		return 0, syscall.EIO
+	}
 	if h, ok := fh.(*handle); ok && h.append {
 		off = int64(len(n.data))
 	}
@@ -766,6 +812,9 @@ func (n *fileNode) Allocate(ctx context.Context, _ gofs.FileHandle, off, size ui
 	}
 	n.lfs.mu.Lock()
 	defer n.lfs.mu.Unlock()
+	if n.lfs.stopped(OpWrite) {
+		return syscall.EIO
+	}
 	if end := int64(off + size); end > int64(len(n.data)) {
 		n.resize(end)
 	}
@@ -778,6 +827,9 @@ func (n *fileNode) Fsync(ctx context.Context, _ gofs.FileHandle, flags uint32) s
 	f := n.lfs
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.stopped(OpFsync) {
+		return syscall.EIO
+	}
 	if err := n.sync(); err != nil {
 		fmt.Fprintf(os.Stderr, "lazyfs: fsync of %s: %v\n", n.firstPath(), err)
 		return syscall.EIO

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -413,5 +414,46 @@ func TestMissingDeviceSaysSo(t *testing.T) {
 			t.Fatalf("CI=%q: fatal %q, skipped %q: want a failure exactly under CI=true", ci, r.fatal, r.skipped)
 		}
 		t.Logf("CI=%q: %s", ci, got[0])
+	}
+}
+
+func TestFaultStopsEverythingUntilTheCut(t *testing.T) {
+	f, _ := lazyfs.ForTest(t, nil)
+	p := durableFile(t, f, "a", []byte("durable\n"))
+	var mu sync.Mutex // the hook runs in the filesystem's goroutines
+	var seen []lazyfs.Op
+	f.SetFault(func(op lazyfs.Op) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, op)
+		return len(seen) == 2 // the write goes through, its fsync fails
+	})
+	fh, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fh.WriteAt([]byte("written"), 8); err != nil {
+		t.Fatal(err)
+	}
+	if err := fh.Sync(); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("the fsync the fault stops: %v, want EIO", err)
+	}
+	if _, err := fh.WriteAt([]byte("later"), 0); !errors.Is(err, syscall.EIO) {
+		t.Fatalf("a write after the fault: %v, want EIO", err)
+	}
+	fh.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != lazyfs.OpWrite || seen[1] != lazyfs.OpFsync {
+		t.Fatalf("the hook saw %v, want a write then an fsync (and nothing after the fault)", seen)
+	}
+	cut(t, f)
+	if got := string(read(t, p)); got != "durable\n" {
+		t.Fatalf("after the cut the file is %q, want what was durable before the fault", got)
+	}
+	write(t, p, []byte("after\n"), 8, true) // the cut removed the fault
+	cut(t, f)
+	if got := string(read(t, p)); got != "durable\nafter\n" {
+		t.Fatalf("after the power came back, a synced write left %q", got)
 	}
 }
