@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -31,6 +32,7 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/boltledger"
 	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/internal/lazyfs"
 )
 
 // The windows a kill can land in, by the last phase the child reported.
@@ -65,7 +67,8 @@ func crashKills(t *testing.T) int {
 // crashState is what the parent knows across restarts.
 type crashState struct {
 	t                  *testing.T
-	ledger, effects    string
+	ledger, effects    string // the files, as the child opens them
+	checkDir           string // where the parent reads them: their directory, or the lazy mount's backing one
 	kills              map[string]int
 	clean              int             // runs that ended on their own
 	turnOf             map[string]int  // key -> its turn, from what the child reported
@@ -81,23 +84,57 @@ type crashState struct {
 	lastTurn           int                         // the turn the last run was in when it died; -1 for none
 	expected           map[string]gate.LedgerState // each key's state after the commits the child reported done
 	unconfirmed        *commitMsg                  // a write the killed child started: did it commit?
+	reportedEffects    []string                    // effects the child reported recorded since the last check
+
+	power    *lazyfs.FS                    // with power cuts: the lazy mount the files are on
+	childEnv []string                      // more environment for the child (planted weaknesses)
+	fail     func(format string, a ...any) // reports a violation; default t.Errorf
+	failures int                           // violations so far
+
+	// What the cuts dropped: files with unsynced writes, and last unsynced
+	// writes dropped, torn part way, or kept whole.
+	unsyncedFiles, tornDropped, tornPartly, tornKept int
+	faults                                           int // kills made inside a write or fsync (power cuts)
+}
+
+// newCrashState is the parent's state over the files in dir.
+func newCrashState(t *testing.T, dir string) *crashState {
+	return &crashState{t: t, ledger: filepath.Join(dir, "ledger.db"), effects: filepath.Join(dir, "effects.log"), checkDir: dir,
+		kills: map[string]int{}, turnOf: map[string]int{}, released: map[string]int{},
+		clearedSince: map[string]bool{}, pendingIntent: map[string]bool{}, executed: map[string]bool{}, lastTurn: -1,
+		expected: map[string]gate.LedgerState{}, fail: t.Errorf}
+}
+
+// failf reports a violation of what the test checks.
+func (s *crashState) failf(format string, a ...any) {
+	s.failures++
+	s.fail(format, a...)
 }
 
 func TestCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the crash test restarts a child process a hundred times; -short skips it")
 	}
-	dir := t.TempDir()
-	s := &crashState{t: t, ledger: filepath.Join(dir, "ledger.db"), effects: filepath.Join(dir, "effects.log"),
-		kills: map[string]int{}, turnOf: map[string]int{}, released: map[string]int{},
-		clearedSince: map[string]bool{}, pendingIntent: map[string]bool{}, executed: map[string]bool{}, lastTurn: -1,
-		expected: map[string]gate.LedgerState{}}
+	s := newCrashState(t, t.TempDir())
 	// The seed picks the kill plans and the replays; where a kill lands
 	// also depends on timing, so a seed does not replay a run exactly.
 	seed := uint64(time.Now().UnixNano())
-	rng := rand.New(rand.NewPCG(seed, 18))
 	t.Logf("seed %d", seed)
-	want := crashKills(t)
+	s.campaign(seed, crashKills(t), true)
+}
+
+// campaign kills (and, with s.power, cuts the power under) a child until
+// want kills are made and every window has its share, checking the files
+// after each; then, with finish, it runs a last child that is not killed.
+// It stops at the first run that shows a violation and returns the kills
+// made so far.
+func (s *crashState) campaign(seed uint64, want int, finish bool) int {
+	t := s.t
+	rng := rand.New(rand.NewPCG(seed, 18))
+	what := "kills"
+	if s.power != nil {
+		what = "power cuts"
+	}
 	total := 0
 	for total < want || s.fewest() < minPerWindow {
 		killed := s.runChild(rng, true)
@@ -105,28 +142,74 @@ func TestCrash(t *testing.T) {
 			s.kills[killed]++
 			total++
 			if total%500 == 0 {
-				t.Logf("%d kills: %s", total, s.counts())
+				t.Logf("%d %s: %s", total, what, s.counts())
 			}
 		}
+		s.cut()
 		s.verify()
-		if t.Failed() {
-			t.Fatalf("after run %d (%d kills; seed %d)", s.run, total, seed)
+		s.powerOn()
+		if s.failures > 0 {
+			if t.Failed() {
+				t.Fatalf("after run %d (%d %s; seed %d)", s.run, total, what, seed)
+			}
+			return total
 		}
 		if s.run > 20*want {
-			t.Fatalf("%d runs for %d kills: the kill plan does not reach the windows (%v)", s.run, total, s.kills)
+			t.Fatalf("%d runs for %d %s: the kill plan does not reach the windows (%v)", s.run, total, what, s.kills)
 		}
+	}
+	if !finish {
+		return total
 	}
 	// A last run that is not killed: every key still in intent is
 	// reconciled, and nothing is left in intent after it.
 	if killed := s.runChild(rng, false); killed != "" {
 		t.Fatalf("the last run was killed in %s", killed)
 	}
+	s.cut()
 	s.verify()
+	s.powerOn()
 	if n := len(s.pendingIntent); n != 0 {
-		t.Errorf("after a run that ended on its own, %d keys are still in intent", n)
+		s.failf("after a run that ended on its own, %d keys are still in intent", n)
 	}
-	t.Logf("%d kills (%s), %d runs ended on their own; %d turns, %d executions, %d undone, %d run again after ack fail, %d intents reconciled",
-		total, s.counts(), s.clean, s.maxTurn+1, s.execs, s.undos, s.reex, s.reconciled)
+	t.Logf("%d %s (%s), %d runs ended on their own; %d turns, %d executions, %d undone, %d run again after ack fail, %d intents reconciled",
+		total, what, s.counts(), s.clean, s.maxTurn+1, s.execs, s.undos, s.reex, s.reconciled)
+	return total
+}
+
+// cut cuts the power under the files, when the test runs on a lazy mount;
+// verify then reads what survived in the backing directory (this process
+// serves the mount, and must not read it through bbolt's mmap: see
+// lazyfs.FS.PowerOff).
+func (s *crashState) cut() {
+	if s.power == nil {
+		return
+	}
+	rep, err := s.power.PowerOff()
+	if err != nil {
+		s.t.Fatalf("after run %d: power cut: %v", s.run, err)
+	}
+	s.unsyncedFiles += rep.Unsynced
+	for _, tw := range rep.Torn {
+		switch {
+		case tw.Kept == 0:
+			s.tornDropped++
+		case tw.Kept < tw.Len:
+			s.tornPartly++
+		default:
+			s.tornKept++
+		}
+	}
+}
+
+// powerOn brings the lazy mount back after a cut.
+func (s *crashState) powerOn() {
+	if s.power == nil {
+		return
+	}
+	if err := s.power.PowerOn(); err != nil {
+		s.t.Fatalf("after run %d: power on: %v", s.run, err)
+	}
 }
 
 // counts are the kills so far by window.
@@ -193,6 +276,18 @@ func (s *crashState) runChild(rng *rand.Rand, kill bool) string {
 	t := s.t
 	s.run++
 	window, nth, delay := s.plan(rng)
+	// With power cuts, half the kills land inside the filesystem instead:
+	// at the faultAt-th write or fsync after the go, the power fails and
+	// the child dies in that call, so that writes are left unsynced and the
+	// last one may be torn (a timed kill almost never lands between a write
+	// and its fsync). Such a kill is counted, as any, by the last phase
+	// the child reported: mostly commit (bbolt writes pages, fsyncs, writes
+	// the meta page, fsyncs) and released (the executor writes its record
+	// of the effect and fsyncs it).
+	faultAt := 0
+	if s.power != nil && rng.IntN(2) == 0 {
+		faultAt = 1 + rng.IntN(4)
+	}
 	work := s.turns(rng, s.lastTurn)
 	list := make([]string, len(work))
 	for i, n := range work {
@@ -208,8 +303,8 @@ func (s *crashState) runChild(rng *rand.Rand, kill bool) string {
 	}
 	defer phaseR.Close()
 	defer goW.Close()
-	cmd := childCommand("crash", "SEALGATE_LEDGER_PATH="+s.ledger, "SEALGATE_EFFECTS_PATH="+s.effects,
-		"SEALGATE_CRASH_TURNS="+strings.Join(list, ","), "SEALGATE_CRASH_RUN="+strconv.Itoa(s.run))
+	cmd := childCommand("crash", append([]string{"SEALGATE_LEDGER_PATH=" + s.ledger, "SEALGATE_EFFECTS_PATH=" + s.effects,
+		"SEALGATE_CRASH_TURNS=" + strings.Join(list, ","), "SEALGATE_CRASH_RUN=" + strconv.Itoa(s.run)}, s.childEnv...)...)
 	cmd.ExtraFiles = []*os.File{phaseW, goR}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -222,7 +317,8 @@ func (s *crashState) runChild(rng *rand.Rand, kill bool) string {
 	in := bufio.NewReader(phaseR)
 	seen, last := 0, ""
 	var started *commitMsg // a write the child started and has not reported committed
-	killed := false
+	killed, armed := false, false
+	var faulted atomic.Bool // set by the lazy filesystem's fault hook
 	for {
 		line, err := in.ReadString('\n')
 		if err == io.EOF {
@@ -247,34 +343,49 @@ func (s *crashState) runChild(rng *rand.Rand, kill bool) string {
 				s.committed(m.op, m.key)
 				started = nil
 			}
-			if killed {
+			if killed || faulted.Load() {
 				continue // the kill is on its way; the child is blocked here
 			}
+			fire := false
+			if kill && !armed && m.phase == window {
+				seen++
+				fire = seen == nth
+			}
+			if fire && faultAt > 0 {
+				s.armFault(cmd.Process, faultAt, &faulted)
+				armed = true
+			}
 			if _, err := goW.Write([]byte{'g'}); err != nil {
+				if faulted.Load() {
+					continue // the fault killed the child meanwhile
+				}
 				t.Fatal(err)
 			}
-			if kill && m.phase == window {
-				if seen++; seen == nth {
-					if delay > 0 {
-						time.Sleep(delay)
-					}
-					if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-						t.Fatal(err)
-					}
-					killed = true
+			if fire && faultAt == 0 {
+				if delay > 0 {
+					time.Sleep(delay)
 				}
+				if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				killed = true
 			}
 		}
+	}
+	if faulted.Load() {
+		killed = true
+		s.faults++
 	}
 	err = cmd.Wait()
 	if !killed {
 		if err != nil {
-			t.Fatalf("run %d ended with %v before its kill:\n%s", s.run, err, stderr.String())
+			s.failf("run %d ended with %v before its kill:\n%s", s.run, err, stderr.String())
+			return ""
 		}
 		s.clean++
 		s.lastTurn = -1
 		for k := range s.pendingIntent {
-			t.Errorf("run %d ended on its own without reconciling %s (turn %d), left in intent", s.run, k, s.turnOf[k])
+			s.failf("run %d ended on its own without reconciling %s (turn %d), left in intent", s.run, k, s.turnOf[k])
 		}
 		return ""
 	}
@@ -283,6 +394,20 @@ func (s *crashState) runChild(rng *rand.Rand, kill bool) string {
 	}
 	s.unconfirmed = started
 	return last
+}
+
+// armFault makes the lazy filesystem fail the power at the n-th write or
+// fsync from now, killing the child in that call.
+func (s *crashState) armFault(child *os.Process, n int, fired *atomic.Bool) {
+	ops := 0 // the hook runs under the filesystem's lock, one call at a time
+	s.power.SetFault(func(lazyfs.Op) bool {
+		if ops++; ops < n {
+			return false
+		}
+		child.Signal(syscall.SIGKILL)
+		fired.Store(true)
+		return true
+	})
 }
 
 type commitMsg struct{ op, key string }
@@ -313,11 +438,14 @@ func parseMsg(line string) (msg, error) {
 // released, and a key released before runs again only after an ack fail
 // was committed.
 func (s *crashState) observe(m msg) {
-	t := s.t
 	if m.key != "-" {
 		s.turnOf[m.key] = m.turn
 	}
 	switch {
+	case m.wait && m.phase == inExecuted:
+		s.reportedEffects = append(s.reportedEffects, "exec "+m.key)
+	case m.wait && m.phase == inUndone:
+		s.reportedEffects = append(s.reportedEffects, "undo "+m.key)
 	case !m.wait && m.phase == "reconcile":
 		if s.pendingIntent[m.key] {
 			s.reconciled++
@@ -325,10 +453,10 @@ func (s *crashState) observe(m msg) {
 		delete(s.pendingIntent, m.key)
 	case m.wait && m.phase == inReleased:
 		if s.pendingIntent[m.key] {
-			t.Errorf("run %d: released %s (turn %d), which was left in intent: it must be reconciled", s.run, m.key, m.turn)
+			s.failf("run %d: released %s (turn %d), which was left in intent: it must be reconciled", s.run, m.key, m.turn)
 		}
 		if s.released[m.key] > 0 && !s.clearedSince[m.key] {
-			t.Errorf("run %d: released %s (turn %d) again with no ack fail committed since", s.run, m.key, m.turn)
+			s.failf("run %d: released %s (turn %d) again with no ack fail committed since", s.run, m.key, m.turn)
 		}
 		if s.released[m.key] > 0 {
 			s.reex++
@@ -359,23 +487,17 @@ func stateOf(op string) gate.LedgerState {
 
 // verify checks the files after a run: the ledger opens at once, bbolt's
 // check finds nothing, the effect log never executes a key twice without
-// an undo between, and the ledger agrees with the log.
+// an undo between, and the ledger agrees with the log. A missing ledger
+// file is an empty ledger (verify does not create it: a file lost to a
+// power cut must be noticed, not made again by the parent).
 func (s *crashState) verify() {
-	t := s.t
-	l, err := boltledger.Open(s.ledger, nil)
-	if err != nil {
-		t.Fatalf("after run %d the ledger does not open: %v", s.run, err)
-	}
-	defer l.Close()
-	if err := l.Check(); err != nil {
-		t.Fatalf("after run %d: %v", s.run, err)
-	}
 	states := map[string]gate.LedgerState{}
-	if err := l.Each(func(k string, st gate.LedgerState, _ time.Time) error {
-		states[k] = st
-		return nil
-	}); err != nil {
-		t.Fatal(err)
+	if _, err := os.Stat(filepath.Join(s.checkDir, "ledger.db")); err == nil {
+		if !s.readLedger(states) {
+			return
+		}
+	} else if !os.IsNotExist(err) {
+		s.t.Fatal(err)
 	}
 	// A commit the child reported is on disk; the one it had started when
 	// it died is there whole or not at all.
@@ -393,7 +515,7 @@ func (s *crashState) verify() {
 		case u != nil && k == u.key && got == stateOf(u.op):
 			s.committed(u.op, u.key)
 		default:
-			t.Errorf("after run %d: %s is %v on disk; the commits the child reported leave it %v", s.run, k, got, want)
+			s.failf("after run %d: %s is %v on disk; the commits the child reported leave it %v", s.run, k, got, want)
 		}
 	}
 	for k, st := range states {
@@ -408,20 +530,43 @@ func (s *crashState) verify() {
 		case gate.Intent:
 			s.pendingIntent[k] = true
 			if _, ok := s.turnOf[k]; !ok {
-				t.Errorf("after run %d: %s is in intent and the child never named it", s.run, k)
+				s.failf("after run %d: %s is in intent and the child never named it", s.run, k)
 			}
 		case gate.Done:
 			if !s.executed[k] {
-				t.Errorf("after run %d: %s is done, but the effect log has no standing execution of it", s.run, k)
+				s.failf("after run %d: %s is done, but the effect log has no standing execution of it", s.run, k)
 			}
 		}
 	}
 	for k := range s.released {
 		if states[k] == gate.Absent && s.executed[k] {
-			t.Errorf("after run %d: %s was cleared (ack fail), but its execution was never undone", s.run, k)
+			s.failf("after run %d: %s was cleared (ack fail), but its execution was never undone", s.run, k)
 		}
 	}
 	s.nextTurn = s.maxTurn + 1
+}
+
+// readLedger opens the ledger, checks it, and reads every key's state; it
+// reports false after a violation.
+func (s *crashState) readLedger(states map[string]gate.LedgerState) bool {
+	l, err := boltledger.Open(filepath.Join(s.checkDir, "ledger.db"), nil)
+	if err != nil {
+		s.failf("after run %d the ledger does not open: %v", s.run, err)
+		return false
+	}
+	defer l.Close()
+	if err := l.Check(); err != nil {
+		s.failf("after run %d: %v", s.run, err)
+		return false
+	}
+	if err := l.Each(func(k string, st gate.LedgerState, _ time.Time) error {
+		states[k] = st
+		return nil
+	}); err != nil {
+		s.failf("after run %d: %v", s.run, err)
+		return false
+	}
+	return true
 }
 
 // readEffects checks the effect log's new complete lines. A torn last
@@ -429,7 +574,7 @@ func (s *crashState) verify() {
 // the next child, which truncates it.
 func (s *crashState) readEffects() {
 	t := s.t
-	b, err := os.ReadFile(s.effects)
+	b, err := os.ReadFile(filepath.Join(s.checkDir, "effects.log"))
 	if os.IsNotExist(err) {
 		return
 	}
@@ -437,28 +582,42 @@ func (s *crashState) readEffects() {
 		t.Fatal(err)
 	}
 	if int64(len(b)) < s.effectsRead {
-		t.Fatalf("the effect log shrank below what was checked (%d < %d)", len(b), s.effectsRead)
+		s.failf("after run %d the effect log shrank below what was checked (%d < %d)", s.run, len(b), s.effectsRead)
+		return
 	}
 	whole, tail := lines(b[s.effectsRead:])
+	// Every effect the child reported recorded is there, in order; at most
+	// one more (recorded, then killed before the report) follows.
+	reported := s.reportedEffects
+	s.reportedEffects = nil
+	for i, e := range reported {
+		if i >= len(whole) || whole[i] != e {
+			s.failf("after run %d: the child reported %q recorded, but the effect log's new lines are %.300q", s.run, e, strings.Join(whole, "\n"))
+			break
+		}
+	}
+	if len(whole) > len(reported)+1 {
+		s.failf("after run %d: the effect log has %d new lines, the child reported %d recorded", s.run, len(whole), len(reported))
+	}
 	for _, line := range whole {
 		op, key, ok := strings.Cut(line, " ")
 		switch {
 		case !ok:
-			t.Errorf("effect log line %q", line)
+			s.failf("effect log line %q", line)
 		case op == "exec":
 			if s.executed[key] {
-				t.Errorf("run %d: %s executed twice with no undo between", s.run, key)
+				s.failf("run %d: %s executed twice with no undo between", s.run, key)
 			}
 			s.executed[key] = true
 			s.execs++
 		case op == "undo":
 			if !s.executed[key] {
-				t.Errorf("run %d: %s undone without an execution", s.run, key)
+				s.failf("run %d: %s undone without an execution", s.run, key)
 			}
 			s.executed[key] = false
 			s.undos++
 		default:
-			t.Errorf("effect log line %q", line)
+			s.failf("effect log line %q", line)
 		}
 	}
 	s.effectsRead = int64(len(b) - len(tail))
@@ -480,10 +639,18 @@ func childCrash() error {
 		}
 		work = append(work, n)
 	}
+	weak := os.Getenv(weakenEnv)
+	if !slices.Contains(append([]string{""}, weaknesses...), weak) {
+		return fmt.Errorf("%s=%q: want one of %q", weakenEnv, weak, weaknesses)
+	}
+	c.unsyncedEffects = weak == weakEffects
+	if weak == weakDirSync {
+		boltledger.SetSkipDirSync(true)
+	}
 	if c.effects, err = openEffects(os.Getenv("SEALGATE_EFFECTS_PATH")); err != nil {
 		return err
 	}
-	l, err := boltledger.Open(os.Getenv("SEALGATE_LEDGER_PATH"), nil)
+	l, err := boltledger.Open(os.Getenv("SEALGATE_LEDGER_PATH"), &boltledger.Options{NoSync: weak == weakNoSync})
 	if err != nil {
 		return err
 	}
@@ -541,10 +708,11 @@ func crashAttempts(n int) []turn {
 }
 
 type crashChild struct {
-	phases, goes *os.File
-	effects      *os.File
-	g            *gate.Gate
-	turn         int
+	phases, goes    *os.File
+	effects         *os.File
+	g               *gate.Gate
+	turn            int
+	unsyncedEffects bool // the planted weakness: record without fsync
 }
 
 // phase reports a phase and waits for the parent's go (or its SIGKILL).
@@ -604,15 +772,36 @@ func (c *crashChild) record(op, key string) error {
 	if _, err := c.effects.WriteString(op + " " + key + "\n"); err != nil {
 		return err
 	}
+	if c.unsyncedEffects {
+		return nil
+	}
 	return c.effects.Sync()
 }
 
 // openEffects opens the effect log for appending, first cutting a torn
 // last line (an effect that did not finish being recorded did not happen).
+// A new log's directory entry is made durable (fsync of the directory)
+// before any effect is recorded in it.
 func openEffects(path string) (*os.File, error) {
+	_, err := os.Stat(path)
+	created := os.IsNotExist(err)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
+	}
+	if created {
+		if err := f.Sync(); err != nil {
+			return nil, err
+		}
+		d, err := os.Open(filepath.Dir(path))
+		if err != nil {
+			return nil, err
+		}
+		err = d.Sync()
+		d.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	b, err := io.ReadAll(f)
 	if err != nil {

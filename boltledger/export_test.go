@@ -13,3 +13,12 @@ func SetPruneBatch(n int) func() {
 	pruneBatch = n
 	return func() { pruneBatch = old }
 }
+
+// SetSkipDirSync makes Open leave out the fsync of the ledger file's
+// directory (the power-cut test's planted weakness) and returns a function
+// that restores it.
+func SetSkipDirSync(skip bool) func() {
+	old := skipDirSync
+	skipDirSync = skip
+	return func() { skipDirSync = old }
+}

@@ -175,6 +175,38 @@ func TestOpenRefusesWhatIsNotALedger(t *testing.T) {
 	}
 }
 
+// A file whose meta pages are sound but whose other pages are lost (as
+// after a power cut under NoSync) makes bbolt panic; Open returns
+// ErrCorrupt naming the file instead.
+func TestOpenOfDamagedFileIsErrCorrupt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.db")
+	l, err := boltledger.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Intent("k"); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := os.Getpagesize()
+	clear(b[2*page:]) // keep the two meta pages, lose the freelist and the tree
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l, err = boltledger.Open(path, nil)
+	if !errors.Is(err, boltledger.ErrCorrupt) || !strings.Contains(err.Error(), path) {
+		if l != nil {
+			l.Close()
+		}
+		t.Fatalf("Open of a damaged file: %v, want ErrCorrupt naming the file", err)
+	}
+	t.Log(err)
+}
+
 func TestClosedLedgerFailsTheGateClosed(t *testing.T) {
 	l, _ := openTemp(t, nil)
 	g, err := gate.New(testConfig(), l)
