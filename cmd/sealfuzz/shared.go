@@ -74,8 +74,9 @@ var sharedCmd = &command{
 	usage: "shared",
 	short: "say which tests skip for want of ../shared",
 	long: `Checks for the test data read in place from ../shared (JSONTestSuite, the
-vendor captures). Without it, prints one line naming the tests that will skip
-and how to get it; with CI=true, that line is an error (exit 1).
+vendor captures) and for /dev/fuse (the power-cut test). Without one, prints
+one line naming the tests that will skip and how to get it; with CI=true,
+that line is an error (exit 1). With both, says that nothing skips.
 `,
 	flags: func(fs *flag.FlagSet) func(args []string, stdout, stderr io.Writer) int {
 		return sharedMain
@@ -91,5 +92,23 @@ func sharedMain(args []string, stdout, stderr io.Writer) int {
 	if !sharedNotice(stdout, stderr) {
 		return 1
 	}
+	if line := missingFUSE(); line != "" {
+		if os.Getenv("CI") == "true" {
+			fmt.Fprintf(stderr, "sealfuzz: CI=true and %s\n", line)
+			return 1
+		}
+		fmt.Fprintf(stdout, "sealfuzz: %s\n", line)
+		return 0
+	}
+	fmt.Fprintln(stdout, "sealfuzz shared: nothing skips: ../shared and /dev/fuse are here")
 	return 0
+}
+
+// missingFUSE says which tests skip without /dev/fuse, the device the
+// power-cut test mounts its lazy filesystem through ("" when it is there).
+func missingFUSE() string {
+	if _, err := os.Stat("/dev/fuse"); err == nil {
+		return ""
+	}
+	return "no /dev/fuse: skipped without it: TestPowerCut and TestPowerCutFindsWeaknesses (boltledger), the tests of internal/lazyfs; to get it, install fuse3 and give the machine or container /dev/fuse (with CI=true they fail)"
 }
