@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -589,4 +590,189 @@ func readPiece(raw []byte) (piece, error) {
 	}
 	p.cont = cont
 	return p, nil
+}
+
+// vertexPieces reads back the pieces whose byte-rule writing is frags,
+// one piece a fragment, and with ended a last fragment of closers. It is
+// the encoder's side of the rule: fragments cut anywhere else, or in
+// another form (whitespace, other escapes, an empty container), are an
+// error, because no piece sequence writes them.
+func vertexPieces(frags [][]byte, ended bool) ([]piece, error) {
+	np := len(frags)
+	if ended {
+		np--
+	}
+	var text []byte
+	bounds := map[int]bool{}
+	for _, f := range frags[:max(np, 0)] {
+		text = append(text, f...)
+		bounds[len(text)] = true
+	}
+	pieces, err := readPieces(text, bounds)
+	if err != nil {
+		return nil, fmt.Errorf("the fragments are not pieces of the Vertex byte rule: %v", err)
+	}
+	b := newArgsBuilder()
+	wrong := func(i int, got []byte) error {
+		return fmt.Errorf("fragment %d is %q, the byte rule writes %q for its piece: the fragments are not pieces of the Vertex byte rule", i+1, frags[i], got)
+	}
+	if len(pieces) != np {
+		return nil, fmt.Errorf("%d fragments, %d pieces: the fragments are not pieces of the Vertex byte rule", np, len(pieces))
+	}
+	for i, p := range pieces {
+		got, err := b.add(p)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(got, frags[i]) {
+			return nil, wrong(i, got)
+		}
+	}
+	if ended {
+		got, err := b.end()
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(got, frags[np]) {
+			return nil, wrong(np, got)
+		}
+	}
+	return pieces, nil
+}
+
+// readPieces walks a compact argument text (or a prefix of one that stops
+// at a piece boundary) and returns its leaves as pieces, a string split at
+// the bounds that fall inside it.
+func readPieces(t []byte, bounds map[int]bool) ([]piece, error) {
+	if len(t) == 0 {
+		return nil, nil
+	}
+	if t[0] != '{' {
+		return nil, errors.New("the text does not start with {")
+	}
+	type level struct {
+		path  []pathSeg
+		array bool
+		n     int
+	}
+	stack := []*level{{}}
+	var out []piece
+	i := 1
+	for len(stack) > 0 && i < len(t) {
+		top := stack[len(stack)-1]
+		if c := t[i]; c == '}' && !top.array || c == ']' && top.array {
+			stack = stack[:len(stack)-1]
+			i++
+			continue
+		}
+		if top.n > 0 {
+			if t[i] != ',' {
+				return nil, fmt.Errorf("byte %d: ',' was expected", i)
+			}
+			i++
+		}
+		path := append(append([]pathSeg{}, top.path...), pathSeg{index: top.n, isIdx: top.array})
+		top.n++
+		if !top.array {
+			if i >= len(t) || t[i] != '"' {
+				return nil, fmt.Errorf("byte %d: a member name was expected", i)
+			}
+			end, err := scanString(t, i)
+			if err != nil {
+				return nil, err
+			}
+			name, err := unquote(t[i:end])
+			if err != nil {
+				return nil, err
+			}
+			path[len(path)-1] = pathSeg{name: name}
+			i = end
+			if i >= len(t) || t[i] != ':' {
+				return nil, fmt.Errorf("byte %d: ':' was expected", i)
+			}
+			i++
+		}
+		if i >= len(t) {
+			return nil, fmt.Errorf("byte %d: a value was expected", i)
+		}
+		switch c := t[i]; {
+		case c == '{' || c == '[':
+			if len(stack) >= maxDepth {
+				return nil, fmt.Errorf("byte %d: nested deeper than %d", i, maxDepth)
+			}
+			stack = append(stack, &level{path: path, array: c == '['})
+			i++
+		case c == '"':
+			// The string's content, cut at the bounds inside it; an
+			// unterminated string may end the text (a cut call).
+			j, start := i+1, i+1
+			emit := func(cont bool) error {
+				lit := []byte(`"` + string(t[start:j]) + `"`)
+				if validate(lit) != nil {
+					return fmt.Errorf("byte %d: a fragment cuts an escape or a character", j)
+				}
+				s, err := unquote(lit)
+				if err != nil {
+					return err
+				}
+				out = append(out, piece{path: path, kind: kString, text: s, cont: cont})
+				start = j
+				return nil
+			}
+			for {
+				if j > len(t) {
+					return nil, fmt.Errorf("byte %d: an escape is cut", len(t))
+				}
+				if j == len(t) {
+					if err := emit(true); err != nil {
+						return nil, err
+					}
+					i = j
+					break
+				}
+				if bounds[j] {
+					if err := emit(true); err != nil {
+						return nil, err
+					}
+				}
+				if t[j] == '"' {
+					if err := emit(false); err != nil {
+						return nil, err
+					}
+					i = j + 1
+					break
+				}
+				if t[j] == '\\' {
+					j++
+				}
+				j++
+			}
+		default:
+			j := i
+			for j < len(t) && t[j] != ',' && t[j] != '}' && t[j] != ']' {
+				j++
+			}
+			tok := string(t[i:j])
+			p := piece{path: path, text: tok}
+			switch {
+			case tok == "true" || tok == "false":
+				p.kind = kBool
+			case tok == "null":
+				p.kind, p.text = kNull, ""
+			case tok == "NaN" || tok == "Infinity" || tok == "-Infinity":
+				p.kind = kNumber
+			default:
+				if end, err := scanNumber(t, i); err != nil || end != j {
+					return nil, fmt.Errorf("byte %d: a value was expected", i)
+				}
+				p.kind = kNumber
+			}
+			out = append(out, p)
+			i = j
+		}
+	}
+	if i < len(t) {
+		return nil, fmt.Errorf("byte %d: text after the value", i)
+	}
+	return out, nil
 }
