@@ -390,4 +390,3 @@ func vertexPieceSeeds() [][]any {
 	}
 	return out
 }
-
