@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -150,4 +151,115 @@ func TestVertexPaths(t *testing.T) {
 			t.Errorf("%q: %v %v, want ErrBadPiece", in, p, err)
 		}
 	}
+}
+
+// TestVertexDocExample: the example of the package doc, delta by delta.
+func TestVertexDocExample(t *testing.T) {
+	body := vChunk(vStart) +
+		vPieces(true, `{"jsonPath":"$.ops[0].k","stringValue":"a","willContinue":true}`, `{"jsonPath":"$.ops[0].k","stringValue":""}`) +
+		vPieces(true, `{"jsonPath":"$.ops[1].k","numberValue":2}`, `{"jsonPath":"$.n","boolValue":true}`) + vChunk(`{}`)
+	evs, err := decodeString(t, Gemini, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, e.String())
+	}
+	want := []string{"open g turn=t1", "begin g item=0:0 call=pos:0:0 tool=f",
+		`delta g item=0:0 "{\"ops\":[{\"k\":\"a"`, `delta g item=0:0 "\""`, `delta g item=0:0 "},{\"k\":2"`,
+		`delta g item=0:0 "}],\"n\":true"`, `delta g item=0:0 "}"`, "end g item=0:0", "close g status=disconnected"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// asArray writes JSONL lines as the JSON array stream Vertex serves
+// without alt=sse: pretty-printed elements, ",\r\n" between them.
+func asArray(lines []string, closed bool) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteString("\n,\r\n")
+		}
+		b.WriteString(strings.Replace(strings.TrimSpace(l), `{"candidates":`, "{\n  \"candidates\": ", 1))
+	}
+	if closed {
+		b.WriteString("\n]\n")
+	}
+	return b.String()
+}
+
+// TestVertexJSONArray: the captures read as a JSON array stream give the
+// events of their JSONL reading; a body without its ] was cut.
+func TestVertexJSONArray(t *testing.T) {
+	dir, ok := fixturesDir()
+	if !ok {
+		t.Skipf("vendor fixtures not found at %s", dir)
+	}
+	for _, name := range []string{"vertex-partial-args-two-sequential-calls", "vertex-partial-args-no-terminal-functioncall", "vertex-no-args-call-then-three-partial-calls"} {
+		lines := jsonlBlocks(t, dir+"/gemini/"+name+".jsonl")
+		want, err := Decode(Gemini, strings.NewReader(strings.Join(lines, "")), Options{Framing: JSONL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Decode(Gemini, strings.NewReader(asArray(lines, true)), Options{Framing: JSONArray})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if d := sameEvents(want, got); d != "" {
+			t.Errorf("%s as an array: %s", name, d)
+		}
+		// No ]: the same events up to the close, which is disconnected.
+		got, err = Decode(Gemini, strings.NewReader(asArray(lines, false)), Options{Framing: JSONArray})
+		if err != nil || got[len(got)-1].Status.String() != "disconnected" || len(got) != len(want) {
+			t.Errorf("%s without ]: %v, last %s", name, err, got[len(got)-1])
+		}
+		// Cut inside the second element: open, then close disconnected.
+		body := asArray(lines, true)
+		cutAt := strings.Index(body, "\n,\r\n") + 20
+		got, err = Decode(Gemini, strings.NewReader(body[:cutAt]), Options{Framing: JSONArray})
+		if err != nil || got[len(got)-1].Status.String() != "disconnected" {
+			t.Errorf("%s cut: %v %v", name, err, got)
+		}
+	}
+	for body, msg := range map[string]string{
+		`{"candidates":[]}`:                       "starts with '['",
+		`[{"responseId":"a"} {}]`:                 "',' or ']' was expected",
+		`[{"responseId":"a"},1]`:                  "is an object",
+		`[{"responseId":"a"}] x`:                  "after the stream's closing",
+		`[{"responseId":"a"},{"x"` + "\n" + `:}]`: "line 1 (byte 20)",
+	} {
+		_, err := Decode(Gemini, strings.NewReader(body), Options{Framing: JSONArray})
+		if err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v, want an error containing %q", body, err, msg)
+		}
+	}
+}
+
+// FuzzWireGeminiArray: arbitrary bytes read as a JSON array stream. The
+// decoder must not panic and must close every attempt it opens.
+func FuzzWireGeminiArray(f *testing.F) {
+	if dir, ok := fixturesDir(); ok {
+		for _, name := range []string{"vertex-partial-args-two-sequential-calls", "vertex-partial-args-no-terminal-functioncall", "vertex-no-args-call-then-three-partial-calls"} {
+			f.Add([]byte(asArray(jsonlBlocks(&testing.T{}, dir+"/gemini/"+name+".jsonl"), true)))
+		}
+	}
+	f.Add([]byte(`[{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}],"responseId":"g"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		evs, _ := Decode(Gemini, bytes.NewReader(data), Options{Framing: JSONArray, MaxLine: 1 << 16, MaxEvent: 1 << 16, MaxCalls: 16})
+		open := map[string]bool{}
+		for _, e := range evs {
+			switch e.Kind.String() {
+			case "open":
+				open[e.Attempt] = true
+			case "close":
+				delete(open, e.Attempt)
+			}
+		}
+		if len(open) > 0 {
+			t.Fatalf("attempts left open: %v", open)
+		}
+	})
 }
