@@ -10,7 +10,7 @@ import (
 
 // sdkModules are the vendor SDKs. The guard's tests run them; no package a
 // gate user imports may depend on them.
-var sdkModules = []string{"github.com/openai/openai-go", "github.com/anthropics/anthropic-sdk-go"}
+var sdkModules = []string{"github.com/openai/openai-go", "github.com/anthropics/anthropic-sdk-go", "google.golang.org/genai"}
 
 // gateUserPackages are the packages an application embeds: the vocabulary,
 // the gate, the decoders, the guard and the durable ledger.
