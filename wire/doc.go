@@ -24,7 +24,11 @@
 // SSE: LF, CRLF or CR line ends; ":" comment lines skipped; data lines joined
 // with LF; one space after the colon removed; event, id, retry fields; any
 // other field name is an error. JSONL (stored fixtures): one data payload a
-// line. Events of other kinds than those below are ignored.
+// line. JSONArray (Gemini's streamGenerateContent without alt=sse, as Vertex
+// AI serves it): one JSON array whose elements are the chunks, read one by
+// one as they arrive; the array's closing ] is the body's terminal event,
+// so a body without it ends close disconnected. Events of other kinds than
+// those below are ignored.
 //
 // # OpenAI Responses (item = output_index)
 //
