@@ -1,3 +1,5 @@
+//go:build genai
+
 package guard_test
 
 // The guard under Google's Go GenAI SDK (google.golang.org/genai) on the
@@ -5,6 +7,12 @@ package guard_test
 // captures whose calls stream their arguments as pieces (partialArgs).
 // The SDK asks for alt=sse; Vertex's other streaming body, one JSON array,
 // is driven through the guard directly (the SDK cannot read it).
+//
+// Behind the genai build tag: the SDK's dependency tree (grpc, protobuf,
+// cloud auth: some 220 packages) costs minutes of cold compilation under
+// -race, more than the test suite may spend on it. Run it with
+//
+//	go test -tags genai -run TestGenAI ./guard
 
 import (
 	"context"

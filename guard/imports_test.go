@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// sdkModules are the vendor SDKs. The guard's tests run them; no package a
-// gate user imports may depend on them.
+// sdkModules are the vendor SDKs. The guard's tests run them (genai, the
+// last, only with the genai build tag); no package a gate user imports may
+// depend on them.
 var sdkModules = []string{"github.com/openai/openai-go", "github.com/anthropics/anthropic-sdk-go", "google.golang.org/genai"}
 
 // gateUserPackages are the packages an application embeds: the vocabulary,
@@ -57,9 +58,10 @@ func TestGateUserPackagesDoNotImportSDKs(t *testing.T) {
 	if bad := sdkImports(t, pkgs...); len(bad) > 0 {
 		t.Errorf("a package a gate user imports depends on an SDK (checked %s):\n  %s", strings.Join(pkgs, " "), strings.Join(bad, "\n  "))
 	}
-	// The same check finds the SDKs where they are: in the guard's tests.
+	// The same check finds the SDKs where they are: in the guard's tests
+	// (genai's behind its build tag, which this listing leaves out).
 	bad := sdkImports(t, "-test", "./guard")
-	for _, m := range sdkModules {
+	for _, m := range sdkModules[:2] {
 		if !slices.ContainsFunc(bad, func(s string) bool { return strings.Contains(s, "-> "+m) }) {
 			t.Errorf("the check misses %s, which the guard's tests import: %v", m, bad)
 		}
