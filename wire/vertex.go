@@ -333,9 +333,7 @@ type argsBuilder struct {
 	strOpen bool // the leaf is a string that continues
 }
 
-func newArgsBuilder() *argsBuilder {
-	return &argsBuilder{}
-}
+func newArgsBuilder() *argsBuilder { return &argsBuilder{} }
 
 // add appends piece p and returns the bytes it writes.
 func (b *argsBuilder) add(p piece) ([]byte, error) {
@@ -344,18 +342,8 @@ func (b *argsBuilder) add(p piece) ([]byte, error) {
 		b.open = []*container{{names: map[string]bool{}}}
 		w = append(w, '{')
 	}
-	full := func() []pathSeg {
-		var out []pathSeg
-		for _, c := range b.open[1:] {
-			out = append(out, c.seg)
-		}
-		if b.hasLeaf {
-			out = append(out, b.leaf)
-		}
-		return out
-	}
 	if b.strOpen {
-		cur := full()
+		cur := b.curPath()
 		if !samePath(cur, p.path) {
 			return nil, fmt.Errorf("%w: a piece for %s while the string at %s continues", ErrOpenString, pathString(p.path), pathString(cur))
 		}
@@ -473,6 +461,7 @@ func (b *argsBuilder) end() ([]byte, error) {
 	return w, nil
 }
 
+// curPath is the path of the last value written (a continuing string's).
 func (b *argsBuilder) curPath() []pathSeg {
 	var out []pathSeg
 	for _, c := range b.open[1:] {
