@@ -68,7 +68,8 @@ type Options struct {
 	OnError func(ctx context.Context, err error)
 
 	// Wire sets the decoder's limits. Its Turn and Framing are ignored:
-	// the turn is the request's (WithTurn), the framing SSE.
+	// the turn is the request's (WithTurn), the framing the response's
+	// (SSE, or the JSON array of Gemini's streamGenerateContent).
 	Wire wire.Options
 }
 
@@ -145,9 +146,10 @@ func DetectProtocol(path string) (wire.Protocol, bool) {
 	return "", false
 }
 
-// RoundTrip sends req with the wrapped transport. A 2xx text/event-stream
-// response of a guarded protocol gets a body that feeds the gate as it is
-// read; any other response, and every error, is returned as it came.
+// RoundTrip sends req with the wrapped transport. A 2xx streamed response
+// of a guarded protocol (text/event-stream, or Gemini's JSON array stream)
+// gets a body that feeds the gate as it is read; any other response, and
+// every error, is returned as it came.
 func (gd *Guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := gd.next.RoundTrip(req)
 	if err != nil || resp == nil || resp.Body == nil || resp.Body == http.NoBody {
@@ -160,7 +162,8 @@ func (gd *Guard) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 || !isEventStream(resp.Header) {
+	fr, streamed := framing(p, req.URL.Path, resp.Header)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 || !streamed {
 		return resp, nil
 	}
 	turn, ok := TurnFrom(req.Context())
@@ -169,7 +172,7 @@ func (gd *Guard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, fmt.Errorf("guard: %s %s: streamed response with no turn id on the request context (use guard.WithTurn)", req.Method, req.URL.Redacted())
 	}
 	wo := gd.o.Wire
-	wo.Turn, wo.Framing = turn, wire.SSE
+	wo.Turn, wo.Framing = turn, fr
 	// An empty body decodes to no event, so this checks only the options
 	// (the turn id above all) with the decoder's own rules.
 	if err := wire.DecodeFunc(p, strings.NewReader(""), wo, nil); err != nil {
@@ -184,9 +187,22 @@ func (gd *Guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-func isEventStream(h http.Header) bool {
+// framing says whether a response is a stream the guard reads, and how it
+// is framed: text/event-stream for every protocol, or, for Gemini's
+// streamGenerateContent (Vertex AI and the Gemini API both serve it so
+// without alt=sse), an application/json body that is one JSON array of
+// chunks, read element by element as it arrives.
+func framing(p wire.Protocol, path string, h http.Header) (wire.Framing, bool) {
 	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
-	return err == nil && mt == "text/event-stream"
+	switch {
+	case err != nil:
+		return 0, false
+	case mt == "text/event-stream":
+		return wire.SSE, true
+	case mt == "application/json" && p == wire.Gemini && strings.HasSuffix(path, ":streamGenerateContent"):
+		return wire.JSONArray, true
+	}
+	return 0, false
 }
 
 // Ack reports the outcome of a released call, by its key (SPEC section 4):

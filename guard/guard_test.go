@@ -555,3 +555,45 @@ func TestCloseDuringReadIsCancelled(t *testing.T) {
 	}
 	want(t, rec.lines(), "reject r1:chatcmpl-ABfw8AOXnoa2kzy11vVTSjuQhHCQr item=0:0 reason=turn-cancelled")
 }
+
+// Vertex without alt=sse streams one JSON array of chunks as
+// application/json: the guard reads it element by element, on
+// streamGenerateContent only. Whole, every call is released; cut inside a
+// call's pieces, or with the array's ] missing, the attempt is
+// disconnected and nothing is released.
+func TestVertexJSONArray(t *testing.T) {
+	lines := strings.Split(strings.TrimSpace(string(fixture(t, "gemini/vertex-partial-args-no-terminal-functioncall.jsonl"))), "\n")
+	array := "[" + strings.Join(lines, "\n,\r\n") + "]"
+	serveJSON := func(body string) http.RoundTripper {
+		return roundTrip(func(r *http.Request) (*http.Response, error) {
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json; charset=UTF-8"}},
+				Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+		})
+	}
+	const path = "/v1/projects/p/locations/global/publishers/google/models/gemini-3-flash-preview:streamGenerateContent"
+	gd, rec := newGuard(t, serveJSON(array), guard.Options{})
+	if _, err := readAll(t, gd, post(t, context.Background(), "t1", path)); err != nil {
+		t.Fatal(err)
+	}
+	want(t, rec.lines(), `release r1:3noMaojQL_2s6tkPiO26qQ4 item=0:0 call=pos:0:0 tool=writeItems key=6cf039e4d581ef54 args={"operations":[{"action":"add","description":"Fresh red apple","itemid":"apple_001","price":0.5},{"action":"add","description":"Ripe yellow banana","itemid":"banana_001","price":0.3}]}`)
+	for name, body := range map[string]string{
+		"cut mid-string": array[:strings.Index(array, `"Ripe yellow`)+8],
+		"no ]":           strings.TrimSuffix(array, "]"),
+	} {
+		gd, rec = newGuard(t, serveJSON(body), guard.Options{})
+		if _, err := readAll(t, gd, post(t, context.Background(), "t1", path)); err != nil {
+			t.Fatal(err)
+		}
+		if rej := rec.of(sealgate.Reject); len(rej) != 1 || len(rec.decisions()) != 1 || rej[0].Reason != sealgate.TurnDisconnected {
+			t.Errorf("%s: %v", name, rec.lines())
+		}
+	}
+	// application/json on another endpoint is not a stream: passed through.
+	gd, rec = newGuard(t, serveJSON(array), guard.Options{Protocol: "gemini"})
+	if _, err := readAll(t, gd, post(t, context.Background(), "t1", strings.TrimSuffix(path, ":streamGenerateContent")+":generateContent")); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.decisions()) != 0 || len(rec.errors()) != 0 {
+		t.Errorf("generateContent was gated: %v %v", rec.lines(), rec.errors())
+	}
+}

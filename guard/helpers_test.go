@@ -154,7 +154,8 @@ func newGuard(t testing.TB, next http.RoundTripper, o guard.Options) (*guard.Gua
 func fixtureConfig() sealgate.Config {
 	cfg := sealgate.DefaultConfig()
 	for _, name := range []string{"GetWeatherArgs", "get_weather", "get_capital", "get_stock_price",
-		"make_file", "updateIssueList", "get_current_weather", "get_location", "read_screen", "get_country"} {
+		"make_file", "updateIssueList", "get_current_weather", "get_location", "read_screen", "get_country",
+		"getWeather", "writeItems", "read_theme"} {
 		cfg.Tools = append(cfg.Tools, sealgate.Tool{Name: name, Schema: `{"type":"object"}`})
 	}
 	return cfg

@@ -127,6 +127,28 @@ func sseBlocks(t *testing.T, path string) []string {
 	return out
 }
 
+// jsonlBlocks cuts a JSONL capture into its events, one a line.
+func jsonlBlocks(t *testing.T, path string) []string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for line := range strings.Lines(string(b)) {
+		if strings.TrimSpace(line) != "" {
+			out = append(out, strings.TrimRight(line, "\n")+"\n")
+		}
+	}
+	return out
+}
+
+// vertexFinish is the capture's own finish chunk with another
+// finishReason, for the Vertex truncations.
+func vertexFinish(reason, model, created, id string) string {
+	return `{"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"` + reason +
+		`"}],"usageMetadata":{"trafficType":"ON_DEMAND"},"modelVersion":"` + model + `","createTime":"` + created + `","responseId":"` + id + `"}` + "\n"
+}
+
 // derived are the cases with no real capture, built at test time from a
 // real one (never stored): its first events, then what the case needs.
 var derived = []struct {
@@ -142,6 +164,13 @@ var derived = []struct {
 	{"anthropic-error-mid-tool-use", "anthropic/text-then-tool-use.sse", Anthropic, 10,
 		"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"},
 	{"anthropic-eof-after-last-delta", "anthropic/text-then-tool-use.sse", Anthropic, 12, ""},
+	{"vertex-cut-mid-string", "gemini/vertex-partial-args-two-sequential-calls.jsonl", Gemini, 2, ""},
+	{"vertex-terminal-missing-then-stop", "gemini/vertex-partial-args-two-sequential-calls.jsonl", Gemini, 3,
+		vertexFinish("STOP", "gemini-3.1-pro-preview", "2026-04-02T17:03:50.399550Z", "dqHOab6xGLzWodAPkPuViA4")},
+	{"vertex-array-path-max-tokens", "gemini/vertex-partial-args-no-terminal-functioncall.jsonl", Gemini, 8,
+		vertexFinish("MAX_TOKENS", "gemini-3-flash-preview", "2026-05-19T14:59:42.780296Z", "3noMaojQL_2s6tkPiO26qQ4")},
+	{"vertex-array-index-gap", "gemini/vertex-partial-args-no-terminal-functioncall.jsonl", Gemini, 8,
+		`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.operations[2].action","stringValue":"add"}],"willContinue":true}}]}}],"responseId":"3noMaojQL_2s6tkPiO26qQ4"}` + "\n"},
 }
 
 // TestDerivedCorpus: the derived truncations decode to their scenario's
@@ -153,13 +182,19 @@ func TestDerivedCorpus(t *testing.T) {
 	}
 	for _, c := range derived {
 		t.Run(c.scn, func(t *testing.T) {
-			blocks := sseBlocks(t, filepath.Join(dir, c.capture))
+			fr := FramingFor(c.capture)
+			var blocks []string
+			if fr == JSONL {
+				blocks = jsonlBlocks(t, filepath.Join(dir, c.capture))
+			} else {
+				blocks = sseBlocks(t, filepath.Join(dir, c.capture))
+			}
 			if len(blocks) < c.keep {
 				t.Fatalf("%s has %d events", c.capture, len(blocks))
 			}
 			body := strings.Join(blocks[:c.keep], "") + c.tail
 			path := filepath.Join(vendorCorpus, "derived", c.scn+".scn")
-			evs := checkScenario(t, path, c.proto, []byte(body), SSE)
+			evs := checkScenario(t, path, c.proto, []byte(body), fr)
 			s, _ := scn.ParseFile(path)
 			cfg, _ := s.Config()
 			for _, d := range check.Default.Run(cfg, evs).Gate {

@@ -24,7 +24,11 @@
 // SSE: LF, CRLF or CR line ends; ":" comment lines skipped; data lines joined
 // with LF; one space after the colon removed; event, id, retry fields; any
 // other field name is an error. JSONL (stored fixtures): one data payload a
-// line. Events of other kinds than those below are ignored.
+// line. JSONArray (Gemini's streamGenerateContent without alt=sse, as Vertex
+// AI serves it): one JSON array whose elements are the chunks, read one by
+// one as they arrive; the array's closing ] is the body's terminal event,
+// so a body without it ends close disconnected. Events of other kinds than
+// those below are ignored.
 //
 // # OpenAI Responses (item = output_index)
 //
@@ -98,8 +102,49 @@
 //	                                         truncated; MALFORMED_FUNCTION_CALL, SAFETY and
 //	                                         every other reason failed
 //	promptFeedback.blockReason, error object close failed
-//	partialArgs, willContinue, functionCall{} error: unsupported (Vertex streamed
-//	                                         arguments are JSONPath values, not bytes)
+//
+// # Vertex streamed arguments (streamFunctionCallArguments)
+//
+// Gemini 3 on Vertex AI may send a call as pieces: values at JSONPaths.
+// The decoder builds the call's argument text from them, one way only
+// (docs/wire-vertex.md has the whole rule and the captures worked through):
+//
+//	functionCall{name, willContinue|partialArgs} begin (call = id, else "pos:C:N"); its pieces
+//	partialArgs[k]                           one delta each, the bytes it appends
+//	functionCall{} (terminal)                delta of the closers, then end
+//	chunk without willContinue, then the     the same end, at the finishReason
+//	candidate's finishReason
+//	chunk with willContinue, then finish     no end: the call is cut
+//
+// The text is compact JSON, members in arrival order, appended only. The
+// first piece writes the root's {; a piece closes the containers its path
+// leaves, writes a comma if its container already has a member, then the
+// names and openers of the containers its path enters, then its value. A
+// stringValue with willContinue leaves its string open: the next pieces of
+// the same path append to it, the one without willContinue closes it. A
+// number is written as received, true, false and null as themselves. A
+// call that sent no piece is {}. For example the pieces
+//
+//	$.ops[0].k "a" (willContinue)   {"ops":[{"k":"a
+//	$.ops[0].k ""                   "
+//	$.ops[1].k 2                    },{"k":2
+//	$.n true                        }],"n":true
+//	functionCall{}                  }
+//
+// build {"ops":[{"k":"a"},{"k":2}],"n":true}, five deltas and an end.
+// A numberValue that is no finite double (1e400 as received, the proto3
+// strings "NaN", "Infinity", "-Infinity" as bare tokens) makes the text
+// invalid on purpose: the gate rejects that call malformed-json.
+//
+// Protocol errors, each failing the attempt with a named error:
+// ErrClosedMember (a path back into a member or element already closed),
+// ErrIndexOrder (an array index not next: arrays from 0, in order, no
+// gaps), ErrNoOpenCall (a piece or functionCall{} with no streamed call
+// open, or after its last chunk), ErrTypeChange (the kind of value under
+// one path changes), ErrOpenString (another path, or the end, while a
+// string continues), ErrCallOpen (a new call before the streamed one
+// ended), ErrBadPiece (a jsonPath outside RFC 9535's singular queries, no
+// value or two, willContinue on a non-string).
 //
 // Encode is the inverse for every sequence a protocol can express; see its
 // doc for what that excludes.

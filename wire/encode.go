@@ -22,8 +22,10 @@ import (
 // Anthropic "ATTEMPT:I", Gemini "C:N"); fragments in valid UTF-8 (they
 // travel as JSON strings); finals only in Responses, where every end has
 // one; Chat ends only as the block its finish_reason makes; Anthropic ends
-// only for calls that received bytes; Gemini calls whole, with a JSON value
-// as their one fragment. No protocol has a cancelled status.
+// only for calls that received bytes; Gemini calls one after another,
+// either whole (one fragment, a JSON value) or as Vertex streams them (the
+// fragments exactly the ones the byte rule writes for some pieces, see
+// gEnc). No protocol has a cancelled status.
 func Encode(p Protocol, events []sealgate.Event) ([]byte, error) {
 	var e encoder
 	switch p {
@@ -60,6 +62,10 @@ func Encode(p Protocol, events []sealgate.Event) ([]byte, error) {
 		}
 		if att == nil || ev.Attempt != att.id {
 			return fail("not in the open attempt")
+		}
+		att.next = nil
+		if i+1 < len(events) {
+			att.next = &events[i+1]
 		}
 		var err error
 		switch ev.Kind {
@@ -121,7 +127,8 @@ type encAttempt struct {
 	id    string
 	calls map[string]*encCall
 	order []*encCall
-	n     int // SSE sequence
+	n     int             // SSE sequence
+	next  *sealgate.Event // the event after the one being encoded, if any
 }
 
 type encCall struct {
@@ -372,15 +379,26 @@ func (e aEnc) close(w *bytes.Buffer, a *encAttempt, st sealgate.Status) error {
 
 // --- Gemini ---
 
+// gEnc writes Gemini chunks. A call with one fragment that is a JSON value
+// goes whole (functionCall{name, args}); any other goes as Vertex streams
+// it: the start, one chunk per piece, and the end. The pieces are read back
+// from the fragments, which must be exactly what the byte rule writes for
+// them (each fragment one piece, the last the closers). The end is the
+// terminal functionCall:{}, except for a call whose end is the last event
+// before a close with a finish reason: its last piece chunk goes without
+// willContinue and the finish ends it, as Vertex sometimes does.
 type gEnc struct {
-	cands   map[int]int // functionCall parts per candidate
-	pending *encCall    // begun, waiting for its one fragment and end
-	args    []byte
-	hasArgs bool
+	cands   map[int]int // calls per candidate
+	pending *encCall    // begun, not yet written
+	frags   [][]byte
 }
 
 func (e *gEnc) chunk(w *bytes.Buffer, a *encAttempt, cands string) {
 	sseEvent(w, "", `{"candidates":[`+cands+`],"responseId":`+quote(a.id)+`}`)
+}
+
+func (e *gEnc) part(w *bytes.Buffer, a *encAttempt, c *encCall, fc string) {
+	e.chunk(w, a, `{"content":{"role":"model","parts":[{"functionCall":{`+fc+`}}]},"index":`+itoa(c.choice)+`}`)
 }
 
 func (e *gEnc) open(w *bytes.Buffer, a *encAttempt) error {
@@ -391,7 +409,7 @@ func (e *gEnc) open(w *bytes.Buffer, a *encAttempt) error {
 
 func (e *gEnc) begin(w *bytes.Buffer, a *encAttempt, c *encCall) error {
 	if e.pending != nil {
-		return fmt.Errorf("the Gemini protocol sends calls whole: begin, one fragment, end")
+		return fmt.Errorf("the Gemini protocol sends calls one after another: %s has not ended", e.pending.item)
 	}
 	ci, n, ok := pair(c.item)
 	if !ok || n != e.cands[ci] {
@@ -399,37 +417,87 @@ func (e *gEnc) begin(w *bytes.Buffer, a *encAttempt, c *encCall) error {
 	}
 	c.choice = ci
 	e.cands[ci]++
-	e.pending, e.hasArgs = c, false
+	e.pending, e.frags = c, nil
 	return nil
 }
 
 func (e *gEnc) delta(w *bytes.Buffer, a *encAttempt, c *encCall, b []byte) error {
-	if e.pending != c || e.hasArgs {
-		return fmt.Errorf("the Gemini protocol sends calls whole: begin, one fragment, end")
+	if e.pending != c {
+		return fmt.Errorf("the Gemini protocol sends calls one after another: a fragment for %s", c.item)
 	}
-	if err := validate(b); err != nil || len(bytes.Trim(b, " \t\r\n")) != len(b) {
-		return fmt.Errorf("a Gemini call's fragment is its args, one JSON value with no surrounding space")
-	}
-	e.args, e.hasArgs = b, true
+	e.frags = append(e.frags, append([]byte{}, b...))
 	return nil
 }
 
 func (e *gEnc) end(w *bytes.Buffer, a *encAttempt, c *encCall, ev sealgate.Event) error {
-	if e.pending != c || !e.hasArgs || ev.HasFinal {
-		return fmt.Errorf("the Gemini protocol sends calls whole: begin, one fragment, end (no final)")
+	if e.pending != c || ev.HasFinal {
+		return fmt.Errorf("the Gemini protocol ends only the call being sent, with no final")
 	}
-	fc := `"name":` + quote(c.tool) + `,"args":` + string(e.args)
-	if c.call != "pos:"+c.item {
-		fc += `,"id":` + quote(c.call)
-	}
-	e.chunk(w, a, `{"content":{"role":"model","parts":[{"functionCall":{`+fc+`}}]},"index":`+itoa(c.choice)+`}`)
 	e.pending = nil
+	id := ""
+	if c.call != "pos:"+c.item {
+		id = `,"id":` + quote(c.call)
+	}
+	if len(e.frags) == 1 && validate(e.frags[0]) == nil && len(bytes.Trim(e.frags[0], " \t\r\n")) == len(e.frags[0]) {
+		e.part(w, a, c, `"name":`+quote(c.tool)+`,"args":`+string(e.frags[0])+id)
+		return nil
+	}
+	pieces, err := vertexPieces(e.frags, true)
+	if err != nil {
+		return err
+	}
+	atFinish := a.next != nil && a.next.Kind == sealgate.Close && a.next.Status != sealgate.Disconnected && len(pieces) > 0
+	e.streamed(w, a, c, id, pieces, !atFinish)
+	if !atFinish {
+		e.part(w, a, c, "")
+	}
 	return nil
 }
 
+// streamed writes a streamed call's start and piece chunks; cont is the
+// willContinue of the last chunk.
+func (e *gEnc) streamed(w *bytes.Buffer, a *encAttempt, c *encCall, id string, pieces []piece, cont bool) {
+	wc := func(b bool) string {
+		if b {
+			return `,"willContinue":true`
+		}
+		return ""
+	}
+	e.part(w, a, c, `"name":`+quote(c.tool)+id+wc(len(pieces) > 0 || cont))
+	for i, p := range pieces {
+		pc := `{"jsonPath":` + quote(pathString(p.path)) + `,`
+		switch p.kind {
+		case kString:
+			pc += `"stringValue":` + quote(p.text) + wc(p.cont)
+		case kNumber:
+			if p.text[0] == 'N' || p.text[0] == 'I' || p.text == "-Infinity" {
+				pc += `"numberValue":` + quote(p.text)
+			} else {
+				pc += `"numberValue":` + p.text
+			}
+		case kBool:
+			pc += `"boolValue":` + p.text
+		case kNull:
+			pc += `"nullValue":"NULL_VALUE"`
+		}
+		e.part(w, a, c, `"partialArgs":[`+pc+`}]`+wc(i < len(pieces)-1 || cont))
+	}
+}
+
 func (e *gEnc) close(w *bytes.Buffer, a *encAttempt, st sealgate.Status) error {
-	if e.pending != nil {
-		return fmt.Errorf("a Gemini call cannot stay open: it comes whole")
+	if c := e.pending; c != nil {
+		// A call with no end: written as far as its fragments go, every
+		// chunk promising more.
+		pieces, err := vertexPieces(e.frags, false)
+		if err != nil {
+			return err
+		}
+		id := ""
+		if c.call != "pos:"+c.item {
+			id = `,"id":` + quote(c.call)
+		}
+		e.streamed(w, a, c, id, pieces, true)
+		e.pending = nil
 	}
 	if st == sealgate.Disconnected {
 		return nil

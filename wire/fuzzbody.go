@@ -67,14 +67,29 @@ func genEvents(p Protocol, r *rand.Rand) []sealgate.Event {
 		// Interleave: pick a random call and take its next step.
 		active := append([]*call{}, calls...)
 		if p == Gemini {
-			// Whole calls, one after another.
-			for _, c := range calls {
+			// Calls one after another: whole, or streamed as Vertex does
+			// (the last one possibly cut).
+			for k, c := range calls {
 				call := "pos:" + c.item // no id on the wire
 				if r.Intn(2) == 0 {
 					call = fmt.Sprintf("fc_%d", r.Intn(1e6))
 				}
 				evs = append(evs, sealgate.BeginEvent(att, c.item, call, "tool_"+itoa(r.Intn(3))))
-				evs = append(evs, sealgate.DeltaEvent(att, c.item, []byte(c.left[0])), sealgate.EndEvent(att, c.item))
+				if r.Intn(2) == 0 {
+					evs = append(evs, sealgate.DeltaEvent(att, c.item, []byte(c.left[0])), sealgate.EndEvent(att, c.item))
+					continue
+				}
+				frags := genVertexFrags(r)
+				cut := k == len(calls)-1 && r.Intn(3) == 0
+				if cut {
+					frags = frags[:r.Intn(len(frags))] // no closers, no end
+				}
+				for _, f := range frags {
+					evs = append(evs, sealgate.DeltaEvent(att, c.item, f))
+				}
+				if !cut {
+					evs = append(evs, sealgate.EndEvent(att, c.item))
+				}
 			}
 			evs = append(evs, sealgate.CloseEvent(att, st))
 			continue
@@ -150,10 +165,20 @@ func split(r *rand.Rand, s string) []string {
 }
 
 func trimGemini(evs []sealgate.Event) []sealgate.Event {
-	// Gemini fragments must be one JSON value without surrounding space.
+	// A whole Gemini call's one fragment must be one JSON value without
+	// surrounding space (a streamed call's fragments stay as they are).
+	frags, ended := map[string]int{}, map[string]bool{}
+	for _, e := range evs {
+		switch e.Kind {
+		case sealgate.Delta:
+			frags[e.Attempt+" "+e.Item]++
+		case sealgate.End:
+			ended[e.Attempt+" "+e.Item] = true
+		}
+	}
 	var out []sealgate.Event
 	for _, e := range evs {
-		if e.Kind == sealgate.Delta {
+		if k := e.Attempt + " " + e.Item; e.Kind == sealgate.Delta && frags[k] == 1 && ended[k] {
 			b := bytes.Trim(e.Bytes, " ")
 			if validate(b) != nil {
 				b = []byte(`{"fixed":true}`)

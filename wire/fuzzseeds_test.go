@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -18,6 +19,18 @@ func fuzzSeeds(p Protocol) [][]byte {
 		for _, f := range files {
 			if b, err := os.ReadFile(f); err == nil && len(b) < 64<<10 {
 				out = append(out, b)
+			}
+		}
+		// JSONL captures (the Vertex streamed calls among them) as the SSE
+		// body they were stored from.
+		jsonl, _ := filepath.Glob(filepath.Join(dir, string(p), "*.jsonl"))
+		for _, f := range jsonl {
+			if b, err := os.ReadFile(f); err == nil && len(b) < 64<<10 {
+				var sse []byte
+				for line := range bytes.Lines(b) {
+					sse = append(append(append(sse, "data: "...), bytes.TrimRight(line, "\n")...), "\n\n"...)
+				}
+				out = append(out, sse)
 			}
 		}
 	}

@@ -15,8 +15,18 @@ type gemini struct {
 }
 
 type gCand struct {
-	calls  int    // functionCall parts seen: the positional key
-	finish string // finishReason, "" while running
+	calls  int      // calls begun: the positional key
+	finish string   // finishReason, "" while running
+	stream *vStream // the Vertex streamed call not yet ended
+}
+
+// vStream is a Vertex streamed call (streamFunctionCallArguments) between
+// its begin and its end.
+type vStream struct {
+	item string
+	id   string // the call's own id, "" when the wire gave none
+	args *argsBuilder
+	last bool // a chunk without willContinue came: the end is at the terminal {} or the finishReason
 }
 
 func (d *gemini) frame(f frame) error {
@@ -163,16 +173,24 @@ func (d *gemini) candidate(n int, c obj) error {
 		return fmt.Errorf("candidates[%d].%v", n, err)
 	}
 	if ok && fr != "" {
+		if st := cand.stream; st != nil && st.last && d.s.state == live {
+			// The call's last chunk (no willContinue), then the finish:
+			// the end Vertex gives when it sends no terminal functionCall:{}.
+			if err := d.endStream(cand); err != nil {
+				return fmt.Errorf("candidates[%d].finishReason: %w", n, err)
+			}
+		}
 		cand.finish = fr
 	}
 	return nil
 }
 
 func (d *gemini) call(ci int, cand *gCand, fc obj) error {
-	if fc.has("partialArgs") || fc.has("willContinue") || len(fc.keys) == 0 {
-		// Vertex streamFunctionCallArguments: values at JSONPaths, not
-		// argument bytes. Building text from them would be a guess.
-		return fmt.Errorf("%w: Vertex streamed function-call arguments (partialArgs/willContinue); the arguments arrive as JSONPath values, not bytes, and this decoder does not rebuild them", ErrUnsupported)
+	if fc.has("partialArgs") || fc.hasKey("willContinue") || len(fc.keys) == 0 {
+		return d.streamed(ci, cand, fc)
+	}
+	if cand.stream != nil {
+		return fmt.Errorf("%w: a whole call while %s has not ended", ErrCallOpen, cand.stream.item)
 	}
 	name, err := fc.needStr("name")
 	if err != nil {
@@ -182,11 +200,7 @@ func (d *gemini) call(ci int, cand *gCand, fc obj) error {
 	if err != nil {
 		return err
 	}
-	tok := itoa(ci) + ":" + itoa(cand.calls)
-	cand.calls++
-	if id == "" {
-		id = "pos:" + tok
-	}
+	tok, id := d.next(ci, cand, id)
 	if err := d.s.begin(tok, id, name); err != nil {
 		return err
 	}
@@ -198,6 +212,93 @@ func (d *gemini) call(ci int, cand *gCand, fc obj) error {
 	}
 	d.s.delta(tok, args)
 	d.s.end(tok)
+	return nil
+}
+
+// next takes the candidate's next positional key, and the call id: id, or
+// pos:KEY when the wire gave none.
+func (d *gemini) next(ci int, cand *gCand, id string) (string, string) {
+	tok := itoa(ci) + ":" + itoa(cand.calls)
+	cand.calls++
+	if id == "" {
+		id = "pos:" + tok
+	}
+	return tok, id
+}
+
+// streamed reads one functionCall of a Vertex streamed call: its start
+// (a name, with willContinue or partialArgs), a chunk of pieces, or the
+// terminal {}. Each piece is one delta, written as it arrives.
+func (d *gemini) streamed(ci int, cand *gCand, fc obj) error {
+	if len(fc.keys) == 0 {
+		if cand.stream == nil {
+			return fmt.Errorf("%w: the terminal functionCall:{} ends no streamed call", ErrNoOpenCall)
+		}
+		return d.endStream(cand)
+	}
+	if fc.has("args") {
+		return fmt.Errorf("%w: args together with partialArgs or willContinue", ErrBadPiece)
+	}
+	id, _, err := fc.str("id")
+	if err != nil {
+		return err
+	}
+	name, hasName, err := fc.str("name")
+	if err != nil {
+		return err
+	}
+	st := cand.stream
+	switch {
+	case hasName && st != nil:
+		return fmt.Errorf("%w: a call to %s while %s has not ended", ErrCallOpen, name, st.item)
+	case hasName:
+		tok, callID := d.next(ci, cand, id)
+		if err := d.s.begin(tok, callID, name); err != nil {
+			return err
+		}
+		st = &vStream{item: tok, id: id, args: newArgsBuilder()}
+		cand.stream = st
+	case st == nil:
+		return fmt.Errorf("%w: partialArgs with no streamed call begun (a functionCall with a name)", ErrNoOpenCall)
+	case st.last:
+		return fmt.Errorf("%w: a chunk for %s after its last chunk (one without willContinue)", ErrNoOpenCall, st.item)
+	case id != "" && id != st.id:
+		return fmt.Errorf("%w: id %q in a chunk of %s (id %q)", ErrBadPiece, id, st.item, st.id)
+	}
+	pieces, _, err := fc.array("partialArgs")
+	if err != nil {
+		return err
+	}
+	for k, raw := range pieces {
+		p, err := readPiece(raw)
+		if err != nil {
+			return fmt.Errorf("partialArgs[%d]: %w", k, err)
+		}
+		b, err := st.args.add(p)
+		if err != nil {
+			return fmt.Errorf("partialArgs[%d]: %w", k, err)
+		}
+		d.s.delta(st.item, b)
+	}
+	cont, _, err := fc.boolean("willContinue")
+	if err != nil {
+		return err
+	}
+	st.last = !cont
+	return nil
+}
+
+// endStream writes the end of the candidate's streamed call: the closers
+// of its open containers as one delta, then end.
+func (d *gemini) endStream(cand *gCand) error {
+	st := cand.stream
+	b, err := st.args.end()
+	if err != nil {
+		return fmt.Errorf("%s: %w", st.item, err)
+	}
+	d.s.delta(st.item, b)
+	d.s.end(st.item)
+	cand.stream = nil
 	return nil
 }
 

@@ -511,3 +511,31 @@ func quote(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// rawKey returns a member's raw value, null included (raw counts a null
+// member as absent; some protocol values are null).
+func (o obj) rawKey(k string) ([]byte, bool) {
+	for i, key := range o.keys {
+		if key == k {
+			return o.vals[i], true
+		}
+	}
+	return nil, false
+}
+
+func (o obj) hasKey(k string) bool { _, ok := o.rawKey(k); return ok }
+
+// boolean reads a true/false member; null counts as absent.
+func (o obj) boolean(k string) (bool, bool, error) {
+	v, ok := o.raw(k)
+	if !ok {
+		return false, false, nil
+	}
+	switch string(v) {
+	case "true":
+		return true, true, nil
+	case "false":
+		return false, true, nil
+	}
+	return false, false, fmt.Errorf("%s: true or false was expected", k)
+}

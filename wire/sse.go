@@ -48,6 +48,11 @@ type frameReader struct {
 	started  bool
 	done     bool
 	buf      []byte
+
+	array  bool // JSONArray framing
+	opened bool // its [ was read
+	closed bool // its ] was read: the body's own end
+	elems  int  // elements read
 }
 
 func newFrameReader(r io.Reader, jsonl bool, maxLine, maxEvent int) *frameReader {
@@ -112,6 +117,9 @@ func (fr *frameReader) readLine() (line []byte, start int64, eol bool, err error
 func (fr *frameReader) next() (frame, error) {
 	if fr.done {
 		return frame{}, io.EOF
+	}
+	if fr.array {
+		return fr.nextElem()
 	}
 	if fr.jsonl {
 		for {
@@ -201,4 +209,115 @@ func clip(b []byte) string {
 		return fmt.Sprintf("%q...", b[:n])
 	}
 	return fmt.Sprintf("%q", b)
+}
+
+// readByte reads one byte of a JSON array stream, counting lines.
+func (fr *frameReader) readByte() (byte, error) {
+	c, err := fr.r.ReadByte()
+	if err != nil {
+		return 0, err
+	}
+	fr.off++
+	if c == '\n' {
+		fr.line++
+	}
+	return c, nil
+}
+
+// skipBlanks skips JSON whitespace and returns the next byte.
+func (fr *frameReader) skipBlanks() (byte, error) {
+	for {
+		c, err := fr.readByte()
+		if err != nil || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return c, err
+		}
+	}
+}
+
+// nextElem returns the next element of a JSON array stream ([ obj , obj
+// ... ]), each an event object, possibly spread over lines. A body that
+// ends inside an element delivers it unterminated (a disconnection); one
+// that ends between elements sets no closed (the ] never came).
+func (fr *frameReader) nextElem() (frame, error) {
+	bad := func(msg string) (frame, error) {
+		return frame{}, &posError{Line: fr.line + 1, Offset: fr.off - 1, Msg: msg}
+	}
+	c, err := fr.skipBlanks()
+	if err == io.EOF {
+		fr.done = true
+		return frame{}, io.EOF
+	}
+	if err != nil {
+		return frame{}, err
+	}
+	if !fr.opened {
+		if c != '[' {
+			return bad(fmt.Sprintf("a JSON array stream starts with '[', not %q", c))
+		}
+		fr.opened = true
+		if c, err = fr.skipBlanks(); err == io.EOF {
+			fr.done = true
+			return frame{}, io.EOF
+		} else if err != nil {
+			return frame{}, err
+		}
+	}
+	if c == ']' {
+		if c, err := fr.skipBlanks(); err != io.EOF {
+			if err != nil {
+				return frame{}, err
+			}
+			return bad(fmt.Sprintf("%q after the stream's closing ']'", c))
+		}
+		fr.done, fr.closed = true, true
+		return frame{}, io.EOF
+	}
+	if fr.elems > 0 {
+		if c != ',' {
+			return bad(fmt.Sprintf("',' or ']' was expected between the stream's elements, not %q", c))
+		}
+		if c, err = fr.skipBlanks(); err == io.EOF {
+			fr.done = true
+			return frame{}, io.EOF
+		} else if err != nil {
+			return frame{}, err
+		}
+	}
+	if c != '{' {
+		return bad(fmt.Sprintf("an element of the stream is an object, not %q", c))
+	}
+	f := frame{line: fr.line + 1, offset: fr.off - 1}
+	data := []byte{'{'}
+	depth, inStr, esc := 1, false, false
+	for depth > 0 {
+		c, err := fr.readByte()
+		if err == io.EOF {
+			fr.done = true
+			f.data = data
+			return f, nil // cut inside the element
+		}
+		if err != nil {
+			return frame{}, err
+		}
+		if len(data) >= fr.maxEvent {
+			return frame{}, &posError{Line: f.line, Offset: f.offset, Msg: fmt.Sprintf("event data longer than %d bytes", fr.maxEvent)}
+		}
+		data = append(data, c)
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	fr.elems++
+	f.data, f.terminated = data, true
+	return f, nil
 }

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -122,9 +121,5 @@ func TestDecodeRules(t *testing.T) {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.err)
 		}
-	}
-	_, err := decodeString(t, Gemini, `data: {"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}]}`+"\n\n")
-	if !errors.Is(err, ErrUnsupported) {
-		t.Errorf("partialArgs: %v, want ErrUnsupported", err)
 	}
 }

@@ -40,8 +40,9 @@ func ParseProtocol(s string) (Protocol, error) {
 type Framing uint8
 
 const (
-	SSE   Framing = iota // text/event-stream, as the vendors send it
-	JSONL                // one event's data JSON per line, as some test suites store it
+	SSE       Framing = iota // text/event-stream, as the vendors send it
+	JSONL                    // one event's data JSON per line, as some test suites store it
+	JSONArray                // one JSON array of event objects, as Gemini/Vertex stream without alt=sse
 )
 
 // FramingFor picks the framing of a stored body from its file name.
@@ -123,6 +124,7 @@ func DecodeFunc(p Protocol, r io.Reader, o Options, emit func(sealgate.Event) er
 		return err
 	}
 	fr := newFrameReader(r, o.Framing == JSONL, o.MaxLine, o.MaxEvent)
+	fr.array = o.Framing == JSONArray
 	fail := func(err error) error {
 		if s.emitErr != nil {
 			return s.emitErr
@@ -166,7 +168,9 @@ func DecodeFunc(p Protocol, r io.Reader, o Options, emit func(sealgate.Event) er
 	// End of the body. Only a protocol's own terminal event completes an
 	// attempt (for Gemini, the end of a body whose candidates all
 	// finished); whatever was seen last, an attempt still open was cut.
-	if e, ok := h.(interface{ eof() }); ok {
+	// A JSON array stream has a terminal of its own, the closing ]: a body
+	// without it was cut, whatever its chunks said.
+	if e, ok := h.(interface{ eof() }); ok && (!fr.array || fr.closed) {
 		e.eof()
 	}
 	if s.state == live || s.state == dead {
