@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -344,7 +345,7 @@ func (b *argsBuilder) add(p piece) ([]byte, error) {
 	}
 	if b.strOpen {
 		cur := b.curPath()
-		if !samePath(cur, p.path) {
+		if !slices.Equal(cur, p.path) {
 			return nil, fmt.Errorf("%w: a piece for %s while the string at %s continues", ErrOpenString, pathString(p.path), pathString(cur))
 		}
 		if p.kind != kString {
@@ -482,18 +483,6 @@ func kindOf(c *container) valueKind {
 		return kArray
 	}
 	return kObject
-}
-
-func samePath(a, b []pathSeg) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // appendEscaped writes s as the inside of a JSON string, with the minimal
