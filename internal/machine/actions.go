@@ -107,39 +107,27 @@ func (m *machine) beginCall(t *rapid.T) {
 
 // delta sends the next fragment of a call.
 func (m *machine) delta(t *rapid.T) {
-	c := m.pickCall(t)
-	if c == nil {
-		t.Skip("no call")
-	}
+	c := m.callOrSkip(t)
 	m.chunk(t, c)
 }
 
 // deltaPeek sends the next fragment of a call, then peeks at it.
 func (m *machine) deltaPeek(t *rapid.T) {
-	c := m.pickCall(t)
-	if c == nil {
-		t.Skip("no call")
-	}
+	c := m.callOrSkip(t)
 	m.chunk(t, c)
 	m.emit(t, m.attemptOf(c.attempt), sealgate.PeekEvent(c.attempt, c.item))
 }
 
 // sendAllOfCall sends the rest of a call's document, in fragments.
 func (m *machine) sendAllOfCall(t *rapid.T) {
-	c := m.pickCall(t)
-	if c == nil {
-		t.Skip("no call")
-	}
+	c := m.callOrSkip(t)
 	m.sendRest(t, c)
 }
 
 // endCall ends a call: plainly, or with a final text of what was sent or
 // of the whole document.
 func (m *machine) endCall(t *rapid.T) {
-	c := m.pickCall(t)
-	if c == nil {
-		t.Skip("no call")
-	}
+	c := m.callOrSkip(t)
 	a := m.attemptOf(c.attempt)
 	switch rapid.IntRange(0, 5).Draw(t, "final") {
 	case 0:

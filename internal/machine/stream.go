@@ -60,6 +60,16 @@ func (m *machine) target(t *rapid.T) (*attempt, string) {
 	return nil, rapid.SampledFrom([]string{"ghost", "r1"}).Draw(t, "stray-attempt")
 }
 
+// callOrSkip is pickCall for an action that needs a call: with none yet,
+// rapid skips the action (it is not valid in this state).
+func (m *machine) callOrSkip(t *rapid.T) *call {
+	c := m.pickCall(t)
+	if c == nil {
+		t.Skip("no call")
+	}
+	return c
+}
+
 // pickCall picks a call, mostly one of a live attempt.
 func (m *machine) pickCall(t *rapid.T) *call {
 	var pending, all []*call

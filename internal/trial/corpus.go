@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
 
 	"github.com/sealgate/sealgate/corpus"
 	"github.com/sealgate/sealgate/scn"
@@ -35,33 +33,14 @@ func LoadCorpus(dir string) ([]*scn.Scenario, error) {
 // scn.ParseFile name the files of a folder. A corpus with no scenario is
 // an error: a trial that replays nothing proves nothing.
 func Load(fsys fs.FS, prefix string) ([]*scn.Scenario, error) {
-	var paths []string
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && path.Ext(p) == ".scn" {
-			paths = append(paths, p)
-		}
-		return nil
-	})
+	paths, err := scn.FilesFS(fsys)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", prefix, err)
 	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("%s: no .scn files", prefix)
-	}
-	names := make(map[string]string, len(paths))
-	sorted := make([]string, 0, len(paths))
+	out := make([]*scn.Scenario, 0, len(paths))
 	for _, p := range paths {
 		n := filepath.Join(prefix, filepath.FromSlash(p))
-		names[n] = p
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
-	out := make([]*scn.Scenario, 0, len(sorted))
-	for _, n := range sorted {
-		src, err := fs.ReadFile(fsys, names[n])
+		src, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			return nil, &scn.Error{File: n, Msg: err.Error()}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/reduce"
+	"github.com/sealgate/sealgate/internal/replay"
 	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/stdiogate"
 )
@@ -160,7 +161,7 @@ func (g *gateRun) report() int {
 		total += f.count
 		fmt.Fprintf(g.stdout, "\nFAIL %s: %d streams, first %s after %v\n", id, f.count, f.source, g.firstHit[id].Round(time.Millisecond))
 		if f.events == nil && f.cfg.Tools == nil {
-			fmt.Fprintf(g.stdout, "  %v\n", indent(f.err.Error()))
+			fmt.Fprintf(g.stdout, "  %v\n", replay.Indent(f.err.Error()))
 			continue
 		}
 		g.reduced(id, f)
@@ -193,11 +194,11 @@ func (g *gateRun) reduced(id string, f *gateFailure) {
 	} else {
 		fmt.Fprintf(g.stdout, "  not reduced: %v\n", rerr)
 	}
-	fmt.Fprintf(g.stdout, "  %s\n", indent(err.Error()))
+	fmt.Fprintf(g.stdout, "  %s\n", replay.Indent(err.Error()))
 	text := reduce.Text(cfg, evs, err)
-	fmt.Fprintf(g.stdout, "  the scenario (expected part: the SPEC's decisions, from the model):\n%s", indent(text))
+	fmt.Fprintf(g.stdout, "  the scenario (expected part: the SPEC's decisions, from the model):\n%s", replay.Indent(text))
 	if tr := g.chk.Record(cfg, evs); tr.Err == nil || len(tr.Decisions) > 0 {
-		fmt.Fprintf(g.stdout, "  what the gate said:\n%s", indent(string(scn.FormatDecisions(tr.Decisions))))
+		fmt.Fprintf(g.stdout, "  what the gate said:\n%s", replay.Indent(string(scn.FormatDecisions(tr.Decisions))))
 		if tr.Err != nil {
 			fmt.Fprintf(g.stdout, "    then: %v\n", tr.Err)
 		}
@@ -214,16 +215,4 @@ func writeReduced(dir, id, text string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, strings.ToLower(id)+".scn"), []byte(text), 0o644)
-}
-
-// indent puts four spaces before every line of s.
-func indent(s string) string {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(s, "\n") {
-		if len(l) > 0 {
-			b.WriteString("    ")
-			b.WriteString(l)
-		}
-	}
-	return b.String()
 }
