@@ -9,9 +9,10 @@ import (
 )
 
 // Client runs a gate command and hands it out as check subjects, one run
-// at a time. One process serves run after run (each begins with its own
-// config line and a fresh ledger file); it is killed and started again for
-// a restart event, and replaced when it fails. A process that crashes,
+// at a time. A process serves run after run (each begins with its own
+// config line and a fresh ledger file); a restart event is the same config
+// line and ledger file again (or, for a gate that asked, a kill and a new
+// process), and a process that fails is replaced. A process that crashes,
 // hangs or breaks the protocol is an error that wraps
 // check.ErrSubjectFailed, with the event and the end of its stderr.
 type Client struct{ c *client.Client }

@@ -28,10 +28,13 @@ func TestMain(m *testing.M) {
 	switch mode := os.Getenv("STDIOGATE_HELPER"); mode {
 	case "":
 		os.Exit(m.Run())
-	case "control", "wrong-refusal":
+	case "control", "control-kill", "wrong-refusal":
 		b := stdiogate.Control(false)
-		if mode == "wrong-refusal" {
+		switch mode {
+		case "wrong-refusal":
 			b = wrongRefusal(b)
+		case "control-kill":
+			b = stdiogate.KillRestarts(b)
 		}
 		if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", b); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -207,19 +210,29 @@ func TestRefusalIsNoViolation(t *testing.T) {
 	}
 }
 
-// TestRestartKeepsTheLedger: a release, a restart (a new process), the same
-// call again: the journal makes it a duplicate, not a second release.
+// TestRestartKeepsTheLedger: a release, a restart, the same call again:
+// the journal makes it a duplicate, not a second release, whether the
+// restart is a new config line to the same process or (for a gate that
+// asked for it) a new process.
 func TestRestartKeepsTheLedger(t *testing.T) {
-	c := helper(t, "control", 0)
+	for _, c := range []struct {
+		mode   string
+		spawns int
+	}{{"control", 1}, {"control-kill", 2}} {
+		t.Run(c.mode, func(t *testing.T) { restartKeepsTheLedger(t, c.mode, c.spawns) })
+	}
+}
+
+func restartKeepsTheLedger(t *testing.T, mode string, spawns int) {
+	c := helper(t, mode, 0)
 	evs := append(append(append([]sealgate.Event{}, fiveEvents...), sealgate.RestartEvent()), fiveEvents...)
-	before := c.Spawns()
 	tr := c.Checker().Record(oneTool(), evs)
 	got, err := tr.Decisions, tr.Err
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Spawns()-before < 1 {
-		t.Fatalf("the restart started no process")
+	if c.Spawns() != spawns {
+		t.Fatalf("%d processes started for one run with one restart, want %d", c.Spawns(), spawns)
 	}
 	want := check.Default.Run(oneTool(), evs).Model
 	if err := check.Compare("model", want, "stdio gate", got); err != nil {

@@ -151,3 +151,32 @@ func TestNaiveGateRepairsAtADisconnect(t *testing.T) {
 		t.Fatalf("want one release whose args are not what was sent (%q), got %v", sent, said)
 	}
 }
+
+// TestLedgerGateRestart: the Python ledger gate, told of a restart by the
+// same config line again, does not release the same call twice, in one
+// process; the suite's I7 across restarts holds for it on that stream.
+func TestLedgerGateRestart(t *testing.T) {
+	c := python(t, "ledger_gate.py")
+	one := call("r1", "t1", sealgate.Complete, `{"path":"notes.md"}`)
+	again := call("r2", "t1", sealgate.Complete, `{"path":"notes.md"}`)
+	evs := append(append(append([]sealgate.Event{}, one...), sealgate.RestartEvent()), again...)
+	tr := c.Checker().Record(saveFile(), evs)
+	if tr.Err != nil {
+		t.Fatal(tr.Err)
+	}
+	var releases int
+	for _, d := range tr.Decisions {
+		if d.Kind == sealgate.Release {
+			releases++
+		}
+	}
+	if releases != 1 {
+		t.Fatalf("%d releases of one call across a restart, want 1: %v", releases, tr.Decisions)
+	}
+	if c.Spawns() != 1 {
+		t.Fatalf("%d processes for a restart by config line, want 1", c.Spawns())
+	}
+	if v := verdict(c.Checker(), saveFile(), evs); v != "ok" {
+		t.Fatalf("the ledger gate fails %s on a stream it handles", v)
+	}
+}

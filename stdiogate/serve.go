@@ -93,7 +93,9 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) error {
 				continue
 			}
 			caps = g.Capabilities()
-			if err := write(&protocol.Message{Type: protocol.TypeHello, Name: name, Capabilities: protocol.EncodeCaps(caps)}); err != nil {
+			hello := protocol.EncodeCaps(caps)
+			_, hello.KillRestarts = g.(*killing)
+			if err := write(&protocol.Message{Type: protocol.TypeHello, Name: name, Capabilities: hello}); err != nil {
 				return err
 			}
 			continue
@@ -125,7 +127,11 @@ func open(b Backend, cfg sealgate.Config, ledgerPath string) (check.Subject, err
 		return nil, err
 	}
 	if caps := g.Capabilities(); caps.Full || caps.Retained {
-		if _, ok := g.(check.Retainer); !ok {
+		inner := g
+		if k, ok := g.(*killing); ok {
+			inner = k.Subject
+		}
+		if _, ok := inner.(check.Retainer); !ok {
 			if c, ok := g.(io.Closer); ok {
 				c.Close()
 			}
@@ -162,4 +168,37 @@ func Control(fsync bool) Backend {
 	return func(cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
 		return control.Open(cfg, ledgerPath, fsync)
 	}
+}
+
+// KillRestarts asks the client to make every restart of b's gates a real
+// one: the process is killed and started again, rather than given its
+// configuration and ledger path again on a new config line. A gate whose
+// state outlives a config line needs it; any gate may ask, to be tested as
+// a crash would test it, at the price of a process start per restart.
+func KillRestarts(b Backend) Backend {
+	return func(cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
+		g, err := b(cfg, ledgerPath)
+		if err != nil {
+			return nil, err
+		}
+		return &killing{g}, nil
+	}
+}
+
+// killing is a gate that asked for restarts by kill; it passes on what
+// Serve asks of the gate it wraps.
+type killing struct{ check.Subject }
+
+func (k *killing) Retained() int {
+	if r, ok := k.Subject.(check.Retainer); ok {
+		return r.Retained()
+	}
+	return 0
+}
+
+func (k *killing) Close() error {
+	if c, ok := k.Subject.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }

@@ -30,11 +30,15 @@ type Client struct {
 	dir     string // ledger folders live here
 
 	mu       sync.Mutex
-	idle     *process            // a healthy process between runs
+	idle     []*process          // healthy processes between runs, at most maxIdle
 	lastCaps *check.Capabilities // from the last hello
 	runs     int
 	Spawns   int // processes started, for reports
 }
+
+// maxIdle bounds the processes kept between runs: enough for the runs a
+// check holds open at once, few enough that a gate's memory stays small.
+const maxIdle = 4
 
 // DefaultTimeout is how long the client waits for one answer.
 const DefaultTimeout = 5 * time.Second
@@ -65,10 +69,10 @@ func New(argv []string, timeout time.Duration) (*Client, error) {
 func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.idle != nil {
-		c.idle.kill()
-		c.idle = nil
+	for _, p := range c.idle {
+		p.kill()
 	}
+	c.idle = nil
 	return os.RemoveAll(c.dir)
 }
 
@@ -121,8 +125,10 @@ func (r *refusal) Capabilities() check.Capabilities {
 // trouble is a *Failure.
 func (c *Client) Open(cfg sealgate.Config) (check.Subject, error) {
 	c.mu.Lock()
-	p := c.idle
-	c.idle = nil
+	var p *process
+	if n := len(c.idle); n > 0 {
+		p, c.idle = c.idle[n-1], c.idle[:n-1]
+	}
 	c.runs++
 	ledger := filepath.Join(c.dir, "run-"+strconv.Itoa(c.runs), "ledger")
 	c.mu.Unlock()
@@ -146,6 +152,7 @@ type session struct {
 	cfg      sealgate.Config
 	ledger   string
 	caps     check.Capabilities
+	kill     bool // the gate asked for restarts by kill (kill_restarts)
 	n        int
 	retained int
 	broken   bool
@@ -182,6 +189,7 @@ func (s *session) configure() (check.Capabilities, error) {
 		if err != nil {
 			return none, s.fail(&Failure{What: "broke the protocol", Detail: err.Error()})
 		}
+		s.kill = m.Capabilities.KillRestarts
 		s.c.mu.Lock()
 		s.c.lastCaps = &caps
 		s.c.mu.Unlock()
@@ -208,17 +216,22 @@ func (s *session) fail(f *Failure) *Failure {
 	return f
 }
 
-// Feed sends one event and reads its answer. A restart is not sent: the
-// process is killed (SIGKILL, as a crash would) and a new one is given the
-// same configuration and ledger file.
+// Feed sends one event and reads its answer. A restart is not sent as an
+// event: the gate is given the same configuration and ledger file again,
+// on a new config line, so that it must recover from the ledger alone; for
+// a gate that asked for it (kill_restarts), the process is first killed
+// (SIGKILL, as a crash would) and a new one started.
 func (s *session) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 	if s.broken {
 		return nil, &Failure{What: "crashed", Event: s.n + 1, Detail: "the process failed earlier in this run"}
 	}
 	s.n++
 	if ev.Kind == sealgate.Restart {
-		s.p.kill()
-		s.p, s.retained = nil, 0 // a new process holds no bytes
+		if s.kill {
+			s.p.kill()
+			s.p = nil
+		}
+		s.retained = 0 // a restarted gate holds no bytes
 		caps, err := s.configure()
 		if err != nil {
 			var f *Failure
@@ -337,8 +350,8 @@ func (s *session) Close() error {
 func (s *session) drop() {
 	if s.p != nil {
 		s.c.mu.Lock()
-		if !s.broken && !s.p.exited() && s.c.idle == nil {
-			s.c.idle = s.p
+		if !s.broken && !s.p.exited() && len(s.c.idle) < maxIdle {
+			s.c.idle = append(s.c.idle, s.p)
 		} else {
 			s.p.kill()
 		}

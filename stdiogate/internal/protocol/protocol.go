@@ -155,6 +155,10 @@ type CapsJSON struct {
 	Reasons    bool     `json:"reasons"`
 	Retained   bool     `json:"retained"`
 	SplitRunes bool     `json:"split_runes"`
+	// KillRestarts asks the client to make each restart a real one (kill
+	// the process and start it again) rather than a new config line with
+	// the same ledger, for a gate whose state outlives a config line.
+	KillRestarts bool `json:"kill_restarts,omitzero"`
 }
 
 // Marshal renders a message as one line, newline included.
