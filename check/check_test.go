@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,4 +300,39 @@ func sampledBy(chk *check.Checker, n int) *check.Checker {
 	s := *chk
 	s.Sample = n
 	return &s
+}
+
+// reversed is a gate that gives each event's decisions last first, as one
+// that collects them in a map or on a stack might.
+type reversed struct{ *gate.Gate }
+
+func (r reversed) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	ds, err := r.Gate.Feed(ev)
+	slices.Reverse(ds)
+	return ds, err
+}
+
+func TestI13VerdictsOutOfBeginOrder(t *testing.T) {
+	two := []sealgate.Event{open1, begin1, sealgate.BeginEvent("r1", "1", "c2", "login"),
+		sealgate.DeltaEvent("r1", "1", []byte(`{"b":2}`)), sealgate.DeltaEvent("r1", "0", []byte(`{"a":1}`)),
+		sealgate.EndEvent("r1", "1"), end1}
+	for _, last := range []sealgate.Event{close1, sealgate.CloseEvent("r1", sealgate.Truncated)} {
+		evs := append(slices.Clone(two), last)
+		if err := check.Default.All(cfgWithSecret(), evs); err != nil {
+			t.Fatalf("the real gate fails: %v", err)
+		}
+		tr := wrapChecker(func(g *gate.Gate) gated { return reversed{g} }).Record(cfgWithSecret(), evs)
+		if n := len(tr.Decisions); n != 2 || tr.Decisions[0].Item != "1" {
+			t.Fatalf("want two verdicts at the close, item 1 first, got %v", tr.Decisions)
+		}
+		wantViolation(t, tr, "I13")
+		// A subject that only releases is held to it as well.
+		rev := func(_ int, _ sealgate.Event, ds []sealgate.Decision) []sealgate.Decision {
+			slices.Reverse(ds)
+			return ds
+		}
+		if last.Status == sealgate.Complete {
+			wantID(t, limitedChecker(releaseOnly, rev, nil).All(cfgWithSecret(), evs), "I13")
+		}
+	}
 }

@@ -27,25 +27,62 @@ func (v *Violation) Error() string {
 	return fmt.Sprintf("%s %s: %s", v.ID, v.Name, v.Msg)
 }
 
-// invariant is one named check of SPEC section 9 over a recorded trace.
+// invariant is one entry of the catalog: the check (its ID, its SPEC
+// sentence, when it applies) and judge, which reads a recorded trace and
+// returns the event and a sentence where the invariant breaks, or 0 and ""
+// where it holds. Everything the suite knows of an invariant is here, so
+// adding one is adding one entry.
 type invariant struct {
-	ID, Name string
-	check    func(*analysis) (event int, msg string)
+	Check
+	judge func(*analysis) (event int, msg string)
 }
 
 // catalog is the invariant catalog, in SPEC order. I5 and I6 compare runs
-// and I12 compares implementations, so they live in All, not here.
+// and I12 compares implementations, so they are Checks outside it (All
+// runs them).
 var catalog = []invariant{
-	{"I1", "seal first", sealFirst},
-	{"I2", "exact bytes", exactBytes},
-	{"I3", "previews never reach the executor", previewsApart},
-	{"I4", "bad ends release nothing and compensate", badEnds},
-	{"I7", "at most once per key", atMostOnce},
-	{"I8", "attempts are isolated", attemptsIsolated},
-	{"I9", "bounded", bounded},
-	{"I10", "redaction", redaction},
-	{"I11", "accountability", accountability},
-	{"SEAL", "a release is one strictly valid JSON object, its fragments compacted", sealed},
+	{Check{ID: "I1", Name: "seal first", Applies: always}, sealFirst},
+	{Check{ID: "I2", Name: "exact bytes", Applies: always}, exactBytes},
+	{Check{ID: "I3", Name: "previews never reach the executor", Applies: always, Partial: previewsPartly}, previewsApart},
+	{Check{ID: "I4", Name: "bad ends release nothing and compensate", Applies: always, Partial: compensatesPartly}, badEnds},
+	{Check{ID: "I7", Name: "at most once per key", Applies: always, Partial: restartsPartly}, atMostOnce},
+	// I8 and I9 follow which calls are still undecided, which only a
+	// subject that gives every verdict says (one that cannot reject drops
+	// a call silently).
+	{Check{ID: "I8", Name: "attempts are isolated", Applies: func(c Capabilities) bool { return previews(c) && verdicts(c) }}, attemptsIsolated},
+	{Check{ID: "I9", Name: "bounded", Applies: func(c Capabilities) bool { return c.Full || c.Retained && verdicts(c) }}, bounded},
+	{Check{ID: "I10", Name: "redaction", Applies: previews}, redaction},
+	{Check{ID: "I11", Name: "accountability", Applies: always, Partial: verdictsPartly}, accountability},
+	{Check{ID: "I13", Name: "verdicts at one event in begin order", Applies: always}, beginOrder},
+	{Check{ID: "SEAL", Name: "a release is one strictly valid JSON object, its fragments compacted", Applies: always}, sealed},
+}
+
+func previewsPartly(c Capabilities) string {
+	if previews(c) {
+		return ""
+	}
+	return "no peek is sent; only that no release comes from a preview is checked"
+}
+
+func compensatesPartly(c Capabilities) string {
+	if c.emits(sealgate.Compensate) {
+		return ""
+	}
+	return "no compensation is expected; a release after a bad end is still a violation"
+}
+
+func restartsPartly(c Capabilities) string {
+	if c.takes(sealgate.Restart) {
+		return ""
+	}
+	return "within one process life only (no restart is sent)"
+}
+
+func verdictsPartly(c Capabilities) string {
+	if verdicts(c) {
+		return ""
+	}
+	return "only double verdicts (a subject that cannot reject and reconcile owes no verdict to a call it drops)"
 }
 
 // Invariants runs the catalog over a trace and returns the first
@@ -61,10 +98,10 @@ func Invariants(t *Trace) error {
 	}
 	a := analyze(t)
 	for _, inv := range catalog {
-		if !applies(inv.ID, t.Caps) {
+		if !inv.Applies(t.Caps) {
 			continue
 		}
-		if ev, msg := inv.check(a); msg != "" {
+		if ev, msg := inv.judge(a); msg != "" {
 			return &Violation{ID: inv.ID, Name: inv.Name, Event: ev, Msg: msg}
 		}
 	}
@@ -317,6 +354,24 @@ func accountability(a *analysis) (int, string) {
 		}
 		return 0, ""
 	})
+}
+
+// I13: the verdicts and compensations given at one event come in their
+// calls' begin order, as SPEC section 6 decides them ("one call at a time
+// in begin order"; an attempt that ends badly "decides its calls at that
+// event, in begin order"), so an executor that runs releases in the order
+// given runs them in the order the model asked for them.
+func beginOrder(a *analysis) (int, string) {
+	for i, lines := range a.callLines {
+		for j := 1; j < len(lines); j++ {
+			prev, cur := lines[j-1], lines[j]
+			if cur.call.beginAt < prev.call.beginAt {
+				return i + 1, fmt.Sprintf("%s comes after %s, but item %s began at event %d, before item %s at event %d",
+					cur.d, prev.d, cur.call.item, cur.call.beginAt, prev.call.item, prev.call.beginAt)
+			}
+		}
+	}
+	return 0, ""
 }
 
 // SEAL (research/peers.md): every release names a call the stream began in

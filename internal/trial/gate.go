@@ -101,7 +101,7 @@ func (g *gateRun) hello() error {
 	s.(io.Closer).Close()
 	fmt.Fprintf(g.stdout, "gate: %s\ncapabilities: %s\nchecks:\n", strings.Join(g.argv, " "), caps)
 	var skipped []string
-	for _, c := range check.Checks {
+	for _, c := range check.Checks() {
 		if !c.Applies(caps) {
 			skipped = append(skipped, c.ID)
 			continue
