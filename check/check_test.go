@@ -66,6 +66,26 @@ func TestI2WrongBytes(t *testing.T) {
 	wantViolation(t, tr, "I2")
 }
 
+func TestI2NamesTheCallWhoseBytesWereTaken(t *testing.T) {
+	evs := []sealgate.Event{open1, begin1, sealgate.BeginEvent("r1", "1", "c2", "login"),
+		sealgate.DeltaEvent("r1", "0", []byte(`{"a": 1}`)), sealgate.DeltaEvent("r1", "1", []byte(`{"b": 2}`)),
+		end1, sealgate.EndEvent("r1", "1"), close1}
+	tr := check.Default.Record(cfgWithSecret(), evs)
+	if len(tr.Decisions) != 2 {
+		t.Fatalf("want two releases, got %v", tr.Decisions)
+	}
+	tr.Decisions[0].Args = tr.Decisions[1].Args
+	err := check.Invariants(tr)
+	wantViolation(t, tr, "I2")
+	if !strings.Contains(err.Error(), "they are the fragments of item 1 (call=c2) of attempt r1") {
+		t.Fatalf("I2 does not name the call whose bytes were released: %v", err)
+	}
+	tr.Decisions[0].Args = sealgate.Sealed(`{"c":3}`)
+	if err := check.Invariants(tr); strings.Contains(err.Error(), "they are") {
+		t.Fatalf("I2 names a call for bytes no call sent: %v", err)
+	}
+}
+
 func TestI3PreviewNotJSON(t *testing.T) {
 	tr := base(t)
 	tr.Decisions[0].Preview.Value = `{"token":`
@@ -164,6 +184,12 @@ func TestI5CatchesSharedBuffer(t *testing.T) {
 	var v *check.Violation
 	if !errors.As(err, &v) || v.ID != "I5" {
 		t.Fatalf("want I5, got %v (decisions %v)", err, orig)
+	}
+	t.Logf("%v", err)
+	for _, want := range []string{"\ninterleaved: (nothing)\n", "\nserial:\n  release r1 item=0 call=c1 tool=login key=", "\n  release r1 item=1 call=c2 tool=login key="} {
+		if !strings.Contains(v.Msg, want) {
+			t.Errorf("the release lists do not name items and calls (want %q)", want)
+		}
 	}
 	if check.Default.CheckIsolation(cfgWithSecret(), evs, check.Default.Run(cfgWithSecret(), evs).Gate) != nil {
 		t.Fatal("the real gate fails I5 on the same stream")

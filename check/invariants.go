@@ -161,10 +161,27 @@ func exactBytes(a *analysis) (int, string) {
 		}
 		want := sealgate.Compact(c.bytesUpTo(d.At))
 		if !bytes.Equal(d.Args, want) {
-			return d.At, fmt.Sprintf("%s: args differ from the call's own fragments compacted: %s", d, strconv.Quote(string(want)))
+			return d.At, fmt.Sprintf("%s: args differ from the call's own fragments compacted: %s%s", d, strconv.Quote(string(want)), a.whoseBytes(c, d))
 		}
 		return 0, ""
 	})
+}
+
+// whoseBytes names the other call whose fragments, compacted, are the
+// args of release d of call c ("" when none is): the bytes a shared or
+// misrouted buffer took.
+func (a *analysis) whoseBytes(c *callRec, d *sealgate.Decision) string {
+	for _, r := range a.attempts {
+		for _, o := range r.calls {
+			if o == c || len(o.fragments) == 0 {
+				continue
+			}
+			if bytes.Equal(d.Args, sealgate.Compact(o.bytesUpTo(d.At))) {
+				return fmt.Sprintf("; they are the fragments of item %s (call=%s) of attempt %s", o.item, o.call, r.id)
+			}
+		}
+	}
+	return ""
 }
 
 // I3: a release never happens at a peek, a peek is answered by exactly one
@@ -400,7 +417,7 @@ func sealed(a *analysis) (int, string) {
 			return d.At, fmt.Sprintf("%s: args are not a JSON object", d)
 		}
 		if want := sealgate.Compact(c.bytesUpTo(d.At)); !bytes.Equal(d.Args, want) {
-			return d.At, fmt.Sprintf("%s: args are not the call's own fragments compacted: %s", d, strconv.Quote(string(want)))
+			return d.At, fmt.Sprintf("%s: args are not the call's own fragments compacted: %s%s", d, strconv.Quote(string(want)), a.whoseBytes(c, d))
 		}
 		return 0, ""
 	})

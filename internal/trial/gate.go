@@ -45,6 +45,7 @@ type gateRun struct {
 	streams  map[string]int
 	found    map[string]*gateFailure
 	order    []string // check IDs in the order first found
+	checks   int      // how many checks apply to the gate
 	started  time.Time
 	firstHit map[string]time.Duration
 }
@@ -106,6 +107,7 @@ func (g *gateRun) hello() error {
 			skipped = append(skipped, c.ID)
 			continue
 		}
+		g.checks++
 		note := ""
 		if c.Partial != nil {
 			if p := c.Partial(caps); p != "" {
@@ -175,8 +177,12 @@ func (g *gateRun) report() int {
 	for _, p := range phases {
 		counts = append(counts, fmt.Sprintf("%s %d", p, g.streams[p]))
 	}
-	fmt.Fprintf(g.stdout, "\ntest: %d violations of %d checks in %s streams; %d gate processes; %v\n",
-		total, len(g.order), strings.Join(counts, ", "), g.client.Spawns(), time.Since(g.started).Round(time.Millisecond))
+	held := fmt.Sprintf("all %d checks held", g.checks)
+	if len(g.order) > 0 {
+		held = fmt.Sprintf("%d of %d checks failed (%s)", len(g.order), g.checks, strings.Join(g.order, " "))
+	}
+	fmt.Fprintf(g.stdout, "\ntest: %d violations: %s in %s streams; %d gate processes; %v\n",
+		total, held, strings.Join(counts, ", "), g.client.Spawns(), time.Since(g.started).Round(time.Millisecond))
 	if total > 0 {
 		return 1
 	}
@@ -198,7 +204,11 @@ func (g *gateRun) reduced(id string, f *gateFailure) {
 	text := reduce.Text(cfg, evs, err)
 	fmt.Fprintf(g.stdout, "  the scenario (expected part: the SPEC's decisions, from the model):\n%s", replay.Indent(text))
 	if tr := g.chk.Record(cfg, evs); tr.Err == nil || len(tr.Decisions) > 0 {
-		fmt.Fprintf(g.stdout, "  what the gate said:\n%s", replay.Indent(string(scn.FormatDecisions(tr.Decisions))))
+		said := string(scn.FormatDecisions(tr.Decisions))
+		if said == "" {
+			said = "(nothing)\n"
+		}
+		fmt.Fprintf(g.stdout, "  what the gate said:\n%s", replay.Indent(said))
 		if tr.Err != nil {
 			fmt.Fprintf(g.stdout, "    then: %v\n", tr.Err)
 		}
@@ -214,5 +224,5 @@ func writeReduced(dir, id, text string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, strings.ToLower(id)+".scn"), []byte(text), 0o644)
+	return os.WriteFile(filepath.Join(dir, reduce.FileName(id)), []byte(text), 0o644)
 }
