@@ -26,16 +26,16 @@ type fragment struct {
 }
 
 type callRec struct {
-	attempt   *attemptRec
-	item      string
-	call      string
-	tool      string
-	beginAt   int
-	endAt     int // first end, 0 if none
-	fragments []fragment
-	verdicts  []sealgate.Decision // release, reject, reconcile
-	released  *sealgate.Decision
-	compAt    []int // events of its compensate lines
+	attempt       *attemptRec
+	item          string
+	call          string
+	tool          string
+	beginAt       int
+	endAt         int // first end, 0 if none
+	fragments     []fragment
+	verdicts      []sealgate.Decision // release, reject, reconcile
+	released      *sealgate.Decision
+	compensations []sealgate.Decision // its compensate lines
 }
 
 func (c *callRec) bytesUpTo(at int) []byte {
@@ -249,7 +249,7 @@ func analyze(t *Trace) *analysis {
 			case sealgate.Compensate:
 				if c := r.callsByID[d.Item]; c != nil {
 					a.callLines[i] = append(a.callLines[i], callLine{d, c})
-					c.compAt = append(c.compAt, at)
+					c.compensations = append(c.compensations, d)
 				}
 			}
 		}

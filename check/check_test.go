@@ -362,3 +362,18 @@ func TestI13VerdictsOutOfBeginOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestI4CompensateNamesItsRelease(t *testing.T) {
+	cfg := cfgWithSecret()
+	cfg.Release = sealgate.PerCall
+	cfg.Tools[0].Early = true
+	tr := check.Default.Record(cfg, []sealgate.Event{open1, begin1, delta1, end1, sealgate.CloseEvent("r1", sealgate.Truncated)})
+	if err := check.Invariants(tr); err != nil {
+		t.Fatalf("the unbroken trace already fails: %v", err)
+	}
+	if len(tr.Decisions) != 2 || tr.Decisions[1].Kind != sealgate.Compensate || tr.Decisions[1].Key != tr.Decisions[0].Key {
+		t.Fatalf("want a release and its compensate with its key, got %v", tr.Decisions)
+	}
+	tr.Decisions[1].Key = "0000000000000000"
+	wantViolation(t, tr, "I4")
+}

@@ -215,21 +215,30 @@ func previewsApart(a *analysis) (int, string) {
 }
 
 // I4: an attempt that ends badly releases nothing from then on, each of its
-// earlier releases is compensated at that event, and nothing else is
-// ever compensated.
+// earlier releases is compensated at that event with that release's key
+// (the executor acks it fail), and nothing else is ever compensated.
 func badEnds(a *analysis) (int, string) {
 	return a.calls(func(c *callRec) (int, string) {
 		bad := c.attempt.badlyAt
+		var compAt []int
+		for _, d := range c.compensations {
+			compAt = append(compAt, d.At)
+		}
 		if d := c.released; d != nil {
 			if bad != 0 && d.At >= bad {
 				return d.At, fmt.Sprintf("%s after its attempt ended badly at event %d", d, bad)
 			}
-			if bad != 0 && a.t.Caps.emits(sealgate.Compensate) && (len(c.compAt) != 1 || c.compAt[0] != bad) {
-				return bad, fmt.Sprintf("attempt %s ended badly, but its early release of item %s was compensated at events %v, want exactly [%d]", c.attempt.id, c.item, c.compAt, bad)
+			if bad != 0 && a.t.Caps.emits(sealgate.Compensate) && (len(compAt) != 1 || compAt[0] != bad) {
+				return bad, fmt.Sprintf("attempt %s ended badly, but its early release of item %s was compensated at events %v, want exactly [%d]", c.attempt.id, c.item, compAt, bad)
 			}
 		}
-		if (c.released == nil || bad == 0) && len(c.compAt) > 0 {
-			return c.compAt[0], fmt.Sprintf("compensate for %s item %s, which was not released early in an attempt that ended badly", c.attempt.id, c.item)
+		if (c.released == nil || bad == 0) && len(compAt) > 0 {
+			return compAt[0], fmt.Sprintf("compensate for %s item %s, which was not released early in an attempt that ended badly", c.attempt.id, c.item)
+		}
+		for _, d := range c.compensations {
+			if d.Key != c.released.Key {
+				return d.At, fmt.Sprintf("%s, but the release it undoes has key %s", d, c.released.Key)
+			}
 		}
 		return 0, ""
 	})
