@@ -14,7 +14,7 @@ import (
 // happened. Its Error text is meant to be read by the person who runs the
 // suite.
 type Violation struct {
-	ID    string // "I1" .. "I12", or "gate-vs-model"
+	ID    string // a Check's ID: "I1" .. "I13", "SEAL", "CAPS", "DET"; or "SUBJECT", "ledger"
 	Name  string
 	Event int // 1-based, 0 when not tied to one event
 	Msg   string

@@ -204,11 +204,7 @@ func (g *gateRun) reduced(id string, f *gateFailure) {
 	text := reduce.Text(cfg, evs, err)
 	fmt.Fprintf(g.stdout, "  the scenario (expected part: the SPEC's decisions, from the model):\n%s", replay.Indent(text))
 	if tr := g.chk.Record(cfg, evs); tr.Err == nil || len(tr.Decisions) > 0 {
-		said := string(scn.FormatDecisions(tr.Decisions))
-		if said == "" {
-			said = "(nothing)\n"
-		}
-		fmt.Fprintf(g.stdout, "  what the gate said:\n%s", replay.Indent(said))
+		fmt.Fprintf(g.stdout, "  what the gate said:\n%s", replay.Indent(said(tr.Decisions)))
 		if tr.Err != nil {
 			fmt.Fprintf(g.stdout, "    then: %v\n", tr.Err)
 		}
@@ -218,6 +214,15 @@ func (g *gateRun) reduced(id string, f *gateFailure) {
 			fmt.Fprintf(g.stdout, "  not written: %v\n", err)
 		}
 	}
+}
+
+// said is a subject's answer as decision lines, or "(nothing)" when it
+// gave none, so that an empty answer is not read as a missing one.
+func said(ds []sealgate.Decision) string {
+	if len(ds) == 0 {
+		return "(nothing)\n"
+	}
+	return string(scn.FormatDecisions(ds))
 }
 
 func writeReduced(dir, id, text string) error {
