@@ -80,10 +80,10 @@ type call struct {
 	parsed   int  // buf[:parsed] has been written to preview
 	ended    bool // its first end was accepted
 	decided  bool
-	tooLarge bool // rejected too-large: later deltas are dropped
+	tooLarge bool   // rejected too-large: later deltas are dropped
 	released bool   // released early: compensated if its attempt ends badly
 	key      string // its release's key, which that compensate carries
-	carried  int  // fault CallBytesByItem: bytes counted from a superseded call
+	carried  int    // fault CallBytesByItem: bytes counted from a superseded call
 }
 
 // previewed brings the call's preview up to date with its bytes and returns

@@ -25,9 +25,9 @@ const (
 type call struct {
 	item, id, tool string
 	buf            []byte
-	ended          bool // its own end was seen
-	decided        bool // it has its verdict
-	tooLarge       bool // rejected too-large (still waits for its end)
+	ended          bool   // its own end was seen
+	decided        bool   // it has its verdict
+	tooLarge       bool   // rejected too-large (still waits for its end)
 	releasedEarly  bool   // released at its own end under per-call
 	key            string // its release's key, which a compensate carries
 }
