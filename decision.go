@@ -150,7 +150,7 @@ var NoPreview = Preview{Bytes: 0, Value: "-"}
 //	Release        Attempt, Item, Call, Tool, Key, Args
 //	Reject         Attempt, Item, Reason
 //	Anomaly        Attempt, Item (when HasItem), Anomaly; Key for unknown-ack
-//	Compensate     Attempt, Item
+//	Compensate     Attempt, Item, Key (of the release it undoes)
 //	Reconcile      Attempt, Item, Key
 //	PreviewAnswer  Attempt, Item, Preview
 //	Refused        Text (why the configuration was refused)
@@ -205,9 +205,7 @@ func (d Decision) String() string {
 		if d.Anomaly == UnknownAck {
 			b.WriteString(" key=" + d.Key)
 		}
-	case Compensate:
-		b.WriteString(" " + d.Attempt + " item=" + d.Item)
-	case Reconcile:
+	case Compensate, Reconcile:
 		b.WriteString(" " + d.Attempt + " item=" + d.Item + " key=" + d.Key)
 	case PreviewAnswer:
 		b.WriteString(" " + d.Attempt + " item=" + d.Item + " bytes=" + strconv.Itoa(d.Preview.Bytes) +

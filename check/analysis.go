@@ -26,16 +26,16 @@ type fragment struct {
 }
 
 type callRec struct {
-	attempt   *attemptRec
-	item      string
-	call      string
-	tool      string
-	beginAt   int
-	endAt     int // first end, 0 if none
-	fragments []fragment
-	verdicts  []sealgate.Decision // release, reject, reconcile
-	released  *sealgate.Decision
-	compAt    []int // events of its compensate lines
+	attempt       *attemptRec
+	item          string
+	call          string
+	tool          string
+	beginAt       int
+	endAt         int // first end, 0 if none
+	fragments     []fragment
+	verdicts      []sealgate.Decision // release, reject, reconcile
+	released      *sealgate.Decision
+	compensations []sealgate.Decision // its compensate lines
 }
 
 func (c *callRec) bytesUpTo(at int) []byte {
@@ -93,9 +93,18 @@ type analysis struct {
 	ackRefused map[int]bool
 	// orphans are releases that name no call of a live attempt.
 	orphans []sealgate.Decision
+	// callLines[i] is event i+1's verdicts and compensations that name a
+	// call of an attempt, in the order given, with the call (I13).
+	callLines [][]callLine
 	// specKeys holds, for a subject that is not full, the SPEC's key of
 	// each release whose args have one (see model.IdemKey).
 	specKeys map[releaseRef]string
+}
+
+// callLine is a verdict or compensation and the call it names.
+type callLine struct {
+	d    sealgate.Decision
+	call *callRec
 }
 
 // releaseRef names one release line.
@@ -117,7 +126,7 @@ var poisoning = map[sealgate.AnomalyKind]bool{
 }
 
 func analyze(t *Trace) *analysis {
-	a := &analysis{t: t, byEvent: t.byEvent(), ackRefused: map[int]bool{}}
+	a := &analysis{t: t, byEvent: t.byEvent(), ackRefused: map[int]bool{}, callLines: make([][]callLine, len(t.Events))}
 	shape := a.byEvent
 	if t.Shape != nil {
 		shape = byEvent(t.Shape, len(t.Events))
@@ -227,6 +236,7 @@ func analyze(t *Trace) *analysis {
 			switch d.Kind {
 			case sealgate.Release, sealgate.Reject, sealgate.Reconcile:
 				if c := r.callsByID[d.Item]; c != nil {
+					a.callLines[i] = append(a.callLines[i], callLine{d, c})
 					c.verdicts = append(c.verdicts, d)
 					if d.Kind == sealgate.Release {
 						dd := d
@@ -238,7 +248,8 @@ func analyze(t *Trace) *analysis {
 				}
 			case sealgate.Compensate:
 				if c := r.callsByID[d.Item]; c != nil {
-					c.compAt = append(c.compAt, at)
+					a.callLines[i] = append(a.callLines[i], callLine{d, c})
+					c.compensations = append(c.compensations, d)
 				}
 			}
 		}

@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,6 +64,26 @@ func TestI2WrongBytes(t *testing.T) {
 	tr := base(t)
 	tr.Decisions[1].Args = sealgate.Sealed(`{"token":"s3cret"}`)
 	wantViolation(t, tr, "I2")
+}
+
+func TestI2NamesTheCallWhoseBytesWereTaken(t *testing.T) {
+	evs := []sealgate.Event{open1, begin1, sealgate.BeginEvent("r1", "1", "c2", "login"),
+		sealgate.DeltaEvent("r1", "0", []byte(`{"a": 1}`)), sealgate.DeltaEvent("r1", "1", []byte(`{"b": 2}`)),
+		end1, sealgate.EndEvent("r1", "1"), close1}
+	tr := check.Default.Record(cfgWithSecret(), evs)
+	if len(tr.Decisions) != 2 {
+		t.Fatalf("want two releases, got %v", tr.Decisions)
+	}
+	tr.Decisions[0].Args = tr.Decisions[1].Args
+	err := check.Invariants(tr)
+	wantViolation(t, tr, "I2")
+	if !strings.Contains(err.Error(), "they are the fragments of item 1 (call=c2) of attempt r1") {
+		t.Fatalf("I2 does not name the call whose bytes were released: %v", err)
+	}
+	tr.Decisions[0].Args = sealgate.Sealed(`{"c":3}`)
+	if err := check.Invariants(tr); strings.Contains(err.Error(), "they are") {
+		t.Fatalf("I2 names a call for bytes no call sent: %v", err)
+	}
 }
 
 func TestI3PreviewNotJSON(t *testing.T) {
@@ -163,6 +184,12 @@ func TestI5CatchesSharedBuffer(t *testing.T) {
 	var v *check.Violation
 	if !errors.As(err, &v) || v.ID != "I5" {
 		t.Fatalf("want I5, got %v (decisions %v)", err, orig)
+	}
+	t.Logf("%v", err)
+	for _, want := range []string{"\ninterleaved: (nothing)\n", "\nserial:\n  release r1 item=0 call=c1 tool=login key=", "\n  release r1 item=1 call=c2 tool=login key="} {
+		if !strings.Contains(v.Msg, want) {
+			t.Errorf("the release lists do not name items and calls (want %q)", want)
+		}
 	}
 	if check.Default.CheckIsolation(cfgWithSecret(), evs, check.Default.Run(cfgWithSecret(), evs).Gate) != nil {
 		t.Fatal("the real gate fails I5 on the same stream")
@@ -299,4 +326,54 @@ func sampledBy(chk *check.Checker, n int) *check.Checker {
 	s := *chk
 	s.Sample = n
 	return &s
+}
+
+// reversed is a gate that gives each event's decisions last first, as one
+// that collects them in a map or on a stack might.
+type reversed struct{ *gate.Gate }
+
+func (r reversed) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	ds, err := r.Gate.Feed(ev)
+	slices.Reverse(ds)
+	return ds, err
+}
+
+func TestI13VerdictsOutOfBeginOrder(t *testing.T) {
+	two := []sealgate.Event{open1, begin1, sealgate.BeginEvent("r1", "1", "c2", "login"),
+		sealgate.DeltaEvent("r1", "1", []byte(`{"b":2}`)), sealgate.DeltaEvent("r1", "0", []byte(`{"a":1}`)),
+		sealgate.EndEvent("r1", "1"), end1}
+	for _, last := range []sealgate.Event{close1, sealgate.CloseEvent("r1", sealgate.Truncated)} {
+		evs := append(slices.Clone(two), last)
+		if err := check.Default.All(cfgWithSecret(), evs); err != nil {
+			t.Fatalf("the real gate fails: %v", err)
+		}
+		tr := wrapChecker(func(g *gate.Gate) gated { return reversed{g} }).Record(cfgWithSecret(), evs)
+		if n := len(tr.Decisions); n != 2 || tr.Decisions[0].Item != "1" {
+			t.Fatalf("want two verdicts at the close, item 1 first, got %v", tr.Decisions)
+		}
+		wantViolation(t, tr, "I13")
+		// A subject that only releases is held to it as well.
+		rev := func(_ int, _ sealgate.Event, ds []sealgate.Decision) []sealgate.Decision {
+			slices.Reverse(ds)
+			return ds
+		}
+		if last.Status == sealgate.Complete {
+			wantID(t, limitedChecker(releaseOnly, rev, nil).All(cfgWithSecret(), evs), "I13")
+		}
+	}
+}
+
+func TestI4CompensateNamesItsRelease(t *testing.T) {
+	cfg := cfgWithSecret()
+	cfg.Release = sealgate.PerCall
+	cfg.Tools[0].Early = true
+	tr := check.Default.Record(cfg, []sealgate.Event{open1, begin1, delta1, end1, sealgate.CloseEvent("r1", sealgate.Truncated)})
+	if err := check.Invariants(tr); err != nil {
+		t.Fatalf("the unbroken trace already fails: %v", err)
+	}
+	if len(tr.Decisions) != 2 || tr.Decisions[1].Kind != sealgate.Compensate || tr.Decisions[1].Key != tr.Decisions[0].Key {
+		t.Fatalf("want a release and its compensate with its key, got %v", tr.Decisions)
+	}
+	tr.Decisions[1].Key = "0000000000000000"
+	wantViolation(t, tr, "I4")
 }

@@ -14,7 +14,7 @@ import (
 // happened. Its Error text is meant to be read by the person who runs the
 // suite.
 type Violation struct {
-	ID    string // "I1" .. "I12", or "gate-vs-model"
+	ID    string // a Check's ID: "I1" .. "I13", "SEAL", "CAPS", "DET"; or "SUBJECT", "ledger"
 	Name  string
 	Event int // 1-based, 0 when not tied to one event
 	Msg   string
@@ -27,25 +27,62 @@ func (v *Violation) Error() string {
 	return fmt.Sprintf("%s %s: %s", v.ID, v.Name, v.Msg)
 }
 
-// invariant is one named check of SPEC section 9 over a recorded trace.
+// invariant is one entry of the catalog: the check (its ID, its SPEC
+// sentence, when it applies) and judge, which reads a recorded trace and
+// returns the event and a sentence where the invariant breaks, or 0 and ""
+// where it holds. Everything the suite knows of an invariant is here, so
+// adding one is adding one entry.
 type invariant struct {
-	ID, Name string
-	check    func(*analysis) (event int, msg string)
+	Check
+	judge func(*analysis) (event int, msg string)
 }
 
 // catalog is the invariant catalog, in SPEC order. I5 and I6 compare runs
-// and I12 compares implementations, so they live in All, not here.
+// and I12 compares implementations, so they are Checks outside it (All
+// runs them).
 var catalog = []invariant{
-	{"I1", "seal first", sealFirst},
-	{"I2", "exact bytes", exactBytes},
-	{"I3", "previews never reach the executor", previewsApart},
-	{"I4", "bad ends release nothing and compensate", badEnds},
-	{"I7", "at most once per key", atMostOnce},
-	{"I8", "attempts are isolated", attemptsIsolated},
-	{"I9", "bounded", bounded},
-	{"I10", "redaction", redaction},
-	{"I11", "accountability", accountability},
-	{"SEAL", "a release is one strictly valid JSON object, its fragments compacted", sealed},
+	{Check{ID: "I1", Name: "seal first", Applies: always}, sealFirst},
+	{Check{ID: "I2", Name: "exact bytes", Applies: always}, exactBytes},
+	{Check{ID: "I3", Name: "previews never reach the executor", Applies: always, Partial: previewsPartly}, previewsApart},
+	{Check{ID: "I4", Name: "bad ends release nothing and compensate", Applies: always, Partial: compensatesPartly}, badEnds},
+	{Check{ID: "I7", Name: "at most once per key", Applies: always, Partial: restartsPartly}, atMostOnce},
+	// I8 and I9 follow which calls are still undecided, which only a
+	// subject that gives every verdict says (one that cannot reject drops
+	// a call silently).
+	{Check{ID: "I8", Name: "attempts are isolated", Applies: func(c Capabilities) bool { return previews(c) && verdicts(c) }}, attemptsIsolated},
+	{Check{ID: "I9", Name: "bounded", Applies: func(c Capabilities) bool { return c.Full || c.Retained && verdicts(c) }}, bounded},
+	{Check{ID: "I10", Name: "redaction", Applies: previews}, redaction},
+	{Check{ID: "I11", Name: "accountability", Applies: always, Partial: verdictsPartly}, accountability},
+	{Check{ID: "I13", Name: "verdicts at one event in begin order", Applies: always}, beginOrder},
+	{Check{ID: "SEAL", Name: "a release is one strictly valid JSON object, its fragments compacted", Applies: always}, sealed},
+}
+
+func previewsPartly(c Capabilities) string {
+	if previews(c) {
+		return ""
+	}
+	return "no peek is sent; only that no release comes from a preview is checked"
+}
+
+func compensatesPartly(c Capabilities) string {
+	if c.emits(sealgate.Compensate) {
+		return ""
+	}
+	return "no compensation is expected; a release after a bad end is still a violation"
+}
+
+func restartsPartly(c Capabilities) string {
+	if c.takes(sealgate.Restart) {
+		return ""
+	}
+	return "within one process life only (no restart is sent)"
+}
+
+func verdictsPartly(c Capabilities) string {
+	if verdicts(c) {
+		return ""
+	}
+	return "only double verdicts (a subject that cannot reject and reconcile owes no verdict to a call it drops)"
 }
 
 // Invariants runs the catalog over a trace and returns the first
@@ -61,10 +98,10 @@ func Invariants(t *Trace) error {
 	}
 	a := analyze(t)
 	for _, inv := range catalog {
-		if !applies(inv.ID, t.Caps) {
+		if !inv.Applies(t.Caps) {
 			continue
 		}
-		if ev, msg := inv.check(a); msg != "" {
+		if ev, msg := inv.judge(a); msg != "" {
 			return &Violation{ID: inv.ID, Name: inv.Name, Event: ev, Msg: msg}
 		}
 	}
@@ -124,10 +161,27 @@ func exactBytes(a *analysis) (int, string) {
 		}
 		want := sealgate.Compact(c.bytesUpTo(d.At))
 		if !bytes.Equal(d.Args, want) {
-			return d.At, fmt.Sprintf("%s: args differ from the call's own fragments compacted: %s", d, strconv.Quote(string(want)))
+			return d.At, fmt.Sprintf("%s: args differ from the call's own fragments compacted: %s%s", d, strconv.Quote(string(want)), a.whoseBytes(c, d))
 		}
 		return 0, ""
 	})
+}
+
+// whoseBytes names the other call whose fragments, compacted, are the
+// args of release d of call c ("" when none is): the bytes a shared or
+// misrouted buffer took.
+func (a *analysis) whoseBytes(c *callRec, d *sealgate.Decision) string {
+	for _, r := range a.attempts {
+		for _, o := range r.calls {
+			if o == c || len(o.fragments) == 0 {
+				continue
+			}
+			if bytes.Equal(d.Args, sealgate.Compact(o.bytesUpTo(d.At))) {
+				return fmt.Sprintf("; they are the fragments of item %s (call=%s) of attempt %s", o.item, o.call, r.id)
+			}
+		}
+	}
+	return ""
 }
 
 // I3: a release never happens at a peek, a peek is answered by exactly one
@@ -161,21 +215,30 @@ func previewsApart(a *analysis) (int, string) {
 }
 
 // I4: an attempt that ends badly releases nothing from then on, each of its
-// earlier releases is compensated at that event, and nothing else is
-// ever compensated.
+// earlier releases is compensated at that event with that release's key
+// (the executor acks it fail), and nothing else is ever compensated.
 func badEnds(a *analysis) (int, string) {
 	return a.calls(func(c *callRec) (int, string) {
 		bad := c.attempt.badlyAt
+		var compAt []int
+		for _, d := range c.compensations {
+			compAt = append(compAt, d.At)
+		}
 		if d := c.released; d != nil {
 			if bad != 0 && d.At >= bad {
 				return d.At, fmt.Sprintf("%s after its attempt ended badly at event %d", d, bad)
 			}
-			if bad != 0 && a.t.Caps.emits(sealgate.Compensate) && (len(c.compAt) != 1 || c.compAt[0] != bad) {
-				return bad, fmt.Sprintf("attempt %s ended badly, but its early release of item %s was compensated at events %v, want exactly [%d]", c.attempt.id, c.item, c.compAt, bad)
+			if bad != 0 && a.t.Caps.emits(sealgate.Compensate) && (len(compAt) != 1 || compAt[0] != bad) {
+				return bad, fmt.Sprintf("attempt %s ended badly, but its early release of item %s was compensated at events %v, want exactly [%d]", c.attempt.id, c.item, compAt, bad)
 			}
 		}
-		if (c.released == nil || bad == 0) && len(c.compAt) > 0 {
-			return c.compAt[0], fmt.Sprintf("compensate for %s item %s, which was not released early in an attempt that ended badly", c.attempt.id, c.item)
+		if (c.released == nil || bad == 0) && len(compAt) > 0 {
+			return compAt[0], fmt.Sprintf("compensate for %s item %s, which was not released early in an attempt that ended badly", c.attempt.id, c.item)
+		}
+		for _, d := range c.compensations {
+			if d.Key != c.released.Key {
+				return d.At, fmt.Sprintf("%s, but the release it undoes has key %s", d, c.released.Key)
+			}
 		}
 		return 0, ""
 	})
@@ -319,6 +382,24 @@ func accountability(a *analysis) (int, string) {
 	})
 }
 
+// I13: the verdicts and compensations given at one event come in their
+// calls' begin order, as SPEC section 6 decides them ("one call at a time
+// in begin order"; an attempt that ends badly "decides its calls at that
+// event, in begin order"), so an executor that runs releases in the order
+// given runs them in the order the model asked for them.
+func beginOrder(a *analysis) (int, string) {
+	for i, lines := range a.callLines {
+		for j := 1; j < len(lines); j++ {
+			prev, cur := lines[j-1], lines[j]
+			if cur.call.beginAt < prev.call.beginAt {
+				return i + 1, fmt.Sprintf("%s comes after %s, but item %s began at event %d, before item %s at event %d",
+					cur.d, prev.d, cur.call.item, cur.call.beginAt, prev.call.item, prev.call.beginAt)
+			}
+		}
+	}
+	return 0, ""
+}
+
 // SEAL (research/peers.md): every release names a call the stream began in
 // a live attempt, with that call's id and tool, and its args are one
 // strictly valid JSON object (within the depth limit, as the seal's parse
@@ -345,7 +426,7 @@ func sealed(a *analysis) (int, string) {
 			return d.At, fmt.Sprintf("%s: args are not a JSON object", d)
 		}
 		if want := sealgate.Compact(c.bytesUpTo(d.At)); !bytes.Equal(d.Args, want) {
-			return d.At, fmt.Sprintf("%s: args are not the call's own fragments compacted: %s", d, strconv.Quote(string(want)))
+			return d.At, fmt.Sprintf("%s: args are not the call's own fragments compacted: %s%s", d, strconv.Quote(string(want)), a.whoseBytes(c, d))
 		}
 		return 0, ""
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sealgate/sealgate"
@@ -219,11 +220,11 @@ func (c *Checker) isolation(cfg sealgate.Config, events []sealgate.Event, orig, 
 	}
 	a, b := releases(orig), releases(got)
 	if len(a) != len(b) {
-		return &Violation{ID: "I5", Name: "isolation", Msg: fmt.Sprintf("interleaved run released %d calls, serial run %d:\ninterleaved: %v\nserial: %v", len(a), len(b), a, b)}
+		return &Violation{ID: "I5", Name: "isolation", Msg: fmt.Sprintf("interleaved run released %d calls, serial run %d:%s", len(a), len(b), showReleases(a, b))}
 	}
 	for i := range a {
-		if a[i] != b[i] {
-			return &Violation{ID: "I5", Name: "isolation", Msg: fmt.Sprintf("releases differ:\ninterleaved: %v\nserial: %v", a, b)}
+		if a[i].same != b[i].same {
+			return &Violation{ID: "I5", Name: "isolation", Msg: "releases differ:" + showReleases(a, b)}
 		}
 	}
 	return nil
@@ -238,18 +239,50 @@ func (c *Checker) rerunFailed(run string, err error) error {
 	return &Violation{ID: "SUBJECT", Name: "the subject failed", Msg: run + ": " + err.Error()}
 }
 
-// releases is the sorted multiset of what was released: attempt, tool,
-// key, args (event numbers and which of two identical calls went first
-// may change with the order).
-func releases(ds []sealgate.Decision) []string {
-	var out []string
+// released is one release as I5 sees it: same is what must be equal
+// between the runs (attempt, tool, key, args: event numbers, and which of
+// two identical calls went first, may change with the order), line the
+// whole release, item and call ids included, for the reader.
+type released struct{ same, line string }
+
+// releases is the multiset of what was released, sorted by what I5
+// compares.
+func releases(ds []sealgate.Decision) []released {
+	var out []released
 	for _, d := range ds {
 		if d.Kind == sealgate.Release {
-			out = append(out, d.Attempt+" "+d.Tool+" "+d.Key+" "+string(d.Args))
+			line := d.String()
+			if _, rest, ok := strings.Cut(line, " "); ok {
+				line = rest // the event number is the run's own
+			}
+			out = append(out, released{same: d.Attempt + " " + d.Tool + " " + d.Key + " " + string(d.Args), line: line})
 		}
 	}
-	sort.Strings(out)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].same != out[j].same {
+			return out[i].same < out[j].same
+		}
+		return out[i].line < out[j].line
+	})
 	return out
+}
+
+// showReleases prints both runs' releases, one per line, or (nothing).
+func showReleases(interleaved, serial []released) string {
+	var b strings.Builder
+	for _, run := range []struct {
+		name string
+		rs   []released
+	}{{"interleaved", interleaved}, {"serial", serial}} {
+		b.WriteString("\n" + run.name + ":")
+		if len(run.rs) == 0 {
+			b.WriteString(" (nothing)")
+		}
+		for _, r := range run.rs {
+			b.WriteString("\n  " + r.line)
+		}
+	}
+	return b.String()
 }
 
 func firstAt(err error) int {

@@ -219,73 +219,46 @@ func verdicts(c Capabilities) bool { return c.emits(sealgate.Reject) && c.emits(
 
 func previews(c Capabilities) bool { return c.takes(sealgate.Peek) && c.emits(sealgate.PreviewAnswer) }
 
-// Checks lists every check All runs, in the order it runs them.
-var Checks = []Check{
-	{ID: "CAPS", Name: "decisions within the declared capabilities", Applies: always},
-	{ID: "I12", Name: "gate == model, and determinism", Applies: func(c Capabilities) bool { return c.Full }},
-	{ID: "DET", Name: "determinism: the same stream gets the same decisions twice", Applies: func(c Capabilities) bool { return !c.Full }},
-	{ID: "I1", Name: "seal first", Applies: always},
-	{ID: "I2", Name: "exact bytes", Applies: always},
-	{ID: "I3", Name: "previews never reach the executor", Applies: always, Partial: func(c Capabilities) string {
-		if previews(c) {
-			return ""
-		}
-		return "no peek is sent; only that no release comes from a preview is checked"
-	}},
-	{ID: "I4", Name: "bad ends release nothing and compensate", Applies: always, Partial: func(c Capabilities) string {
-		if c.emits(sealgate.Compensate) {
-			return ""
-		}
-		return "no compensation is expected; a release after a bad end is still a violation"
-	}},
-	{ID: "I7", Name: "at most once per key", Applies: always, Partial: func(c Capabilities) string {
-		if c.takes(sealgate.Restart) {
-			return ""
-		}
-		return "within one process life only (no restart is sent)"
-	}},
-	// I8 and I9 follow which calls are still undecided, which only a
-	// subject that gives every verdict says (one that cannot reject drops
-	// a call silently).
-	{ID: "I8", Name: "attempts are isolated", Applies: func(c Capabilities) bool { return previews(c) && verdicts(c) }},
-	{ID: "I9", Name: "bounded", Applies: func(c Capabilities) bool { return c.Full || c.Retained && verdicts(c) }},
-	{ID: "I10", Name: "redaction", Applies: previews},
-	{ID: "I11", Name: "accountability", Applies: always, Partial: func(c Capabilities) string {
-		if verdicts(c) {
-			return ""
-		}
-		return "only double verdicts (a subject that cannot reject and reconcile owes no verdict to a call it drops)"
-	}},
-	{ID: "SEAL", Name: "a release is one strictly valid JSON object, its fragments compacted", Applies: always},
-	{ID: "I6", Name: "chunking", Applies: always, Partial: func(c Capabilities) string {
-		if c.Full || c.SplitRunes {
-			return ""
-		}
-		return "fragments are re-split only at rune boundaries"
-	}},
-	{ID: "I5", Name: "isolation", Applies: always},
+// before and after are the checks All runs around the catalog: the
+// comparisons first (their failure makes the invariants moot), the
+// metamorphic relations last (they rerun the subject).
+var (
+	before = []Check{
+		{ID: "CAPS", Name: "decisions within the declared capabilities", Applies: always},
+		{ID: "I12", Name: "gate == model, and determinism", Applies: func(c Capabilities) bool { return c.Full }},
+		{ID: "DET", Name: "determinism: the same stream gets the same decisions twice", Applies: func(c Capabilities) bool { return !c.Full }},
+	}
+	after = []Check{
+		{ID: "I6", Name: "chunking", Applies: always, Partial: func(c Capabilities) string {
+			if c.Full || c.SplitRunes {
+				return ""
+			}
+			return "fragments are re-split only at rune boundaries"
+		}},
+		{ID: "I5", Name: "isolation", Applies: always},
+	}
+)
+
+// Checks lists every check All runs, in the order it runs them: the
+// comparisons, the invariant catalog, the metamorphic relations.
+func Checks() []Check {
+	out := append([]Check(nil), before...)
+	for _, inv := range catalog {
+		out = append(out, inv.Check)
+	}
+	return append(out, after...)
 }
 
 // applicable returns the checks that apply to a subject with these
 // capabilities, in the order All runs them.
 func applicable(c Capabilities) []Check {
 	var out []Check
-	for _, ch := range Checks {
+	for _, ch := range Checks() {
 		if ch.Applies(c) {
 			out = append(out, ch)
 		}
 	}
 	return out
-}
-
-// applies reports whether the check with this ID applies.
-func applies(id string, c Capabilities) bool {
-	for _, ch := range Checks {
-		if ch.ID == id {
-			return ch.Applies(c)
-		}
-	}
-	panic("check: no check " + id) // a typo in this package, never an input
 }
 
 // NewChecker checks the subjects a factory builds.

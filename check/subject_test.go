@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sealgate/sealgate"
@@ -336,19 +337,40 @@ func TestDETAndSubjectFailure(t *testing.T) {
 	}
 }
 
+// TestApplicable: a subject is held to every check but those its
+// capabilities rule out, in the order All runs them. It names only the
+// checks left out, so a new invariant that always applies changes nothing
+// here.
 func TestApplicable(t *testing.T) {
-	ids := func(c check.Capabilities) string {
-		s := ""
-		for _, ch := range check.Applicable(c) {
-			s += ch.ID + " "
+	for _, c := range []struct {
+		caps    check.Capabilities
+		name    string
+		leftOut string
+	}{
+		{check.FullCapabilities(), "full", "DET"},
+		{releaseOnly, "release only", "I12 I8 I9 I10"},
+	} {
+		var want, skipped []string
+		for _, ch := range check.Checks() {
+			if ch.Applies(c.caps) {
+				want = append(want, ch.ID)
+			} else {
+				skipped = append(skipped, ch.ID)
+			}
 		}
-		return s
+		var got []string
+		for _, ch := range check.Applicable(c.caps) {
+			got = append(got, ch.ID)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%s: applicable %v, want %v", c.name, got, want)
+		}
+		if strings.Join(skipped, " ") != c.leftOut {
+			t.Errorf("%s: left out %v, want %s", c.name, skipped, c.leftOut)
+		}
 	}
-	if got, want := ids(check.FullCapabilities()), "CAPS I12 I1 I2 I3 I4 I7 I8 I9 I10 I11 SEAL I6 I5 "; got != want {
-		t.Fatalf("full: %q, want %q", got, want)
-	}
-	if got, want := ids(releaseOnly), "CAPS DET I1 I2 I3 I4 I7 I11 SEAL I6 I5 "; got != want {
-		t.Fatalf("release only: %q, want %q", got, want)
+	if ids := check.Checks(); ids[0].ID != "CAPS" || ids[len(ids)-1].ID != "I5" {
+		t.Errorf("checks run from CAPS to I5, got %v .. %v", ids[0].ID, ids[len(ids)-1].ID)
 	}
 }
 

@@ -108,8 +108,9 @@ func Example_reconcile() {
 
 // Under per-call release an early tool runs at its own end, before its
 // attempt closes. When the attempt then ends badly the gate asks for
-// compensation: the executor undoes the effect and acks fail, which clears
-// the key, so the regeneration of the turn runs it again.
+// compensation, with the release's key: the executor undoes the effect and
+// acks that key fail, which clears it, so the regeneration of the turn runs
+// it again.
 func Example_compensate() {
 	cfg := sealgate.DefaultConfig()
 	cfg.Release = sealgate.PerCall
@@ -141,11 +142,10 @@ func Example_compensate() {
 			case sealgate.Release:
 				fmt.Println(d.Attempt, "send to", d.Args)
 				unacked[[2]string{d.Attempt, d.Item}] = d.Key
-			case sealgate.Compensate:
-				key := unacked[[2]string{d.Attempt, d.Item}]
+			case sealgate.Compensate: // it carries the key of the release it undoes
 				delete(unacked, [2]string{d.Attempt, d.Item})
 				fmt.Println(d.Attempt, "compensate: recall the message")
-				if _, err := g.Ack(key, false); err != nil {
+				if _, err := g.Ack(d.Key, false); err != nil {
 					panic(err)
 				}
 			}

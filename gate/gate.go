@@ -27,9 +27,10 @@
 //     reconcile again.
 //   - Compensate: a call released early (per-call release) belongs to an
 //     attempt that then ended badly (cut, failed, cancelled, disconnected,
-//     poisoned or superseded). The decision names the attempt and item; the
-//     executor finds the key from that call's release, undoes the effect (or
-//     cancels it if it has not run), and sends Ack(key, false). Ack an early
+//     poisoned or superseded). The decision names the attempt, the item and
+//     the key of the release it undoes, so the executor needs no record of
+//     its own: it undoes the effect (or cancels it if it has not run) and
+//     sends Ack(d.Key, false). Ack an early
 //     release ok only once its attempt has closed complete: a key already
 //     done cannot be cleared (its ack fail answers unknown-ack).
 //
@@ -79,9 +80,10 @@ type call struct {
 	parsed   int  // buf[:parsed] has been written to preview
 	ended    bool // its first end was accepted
 	decided  bool
-	tooLarge bool // rejected too-large: later deltas are dropped
-	released bool // released early: compensated if its attempt ends badly
-	carried  int  // fault CallBytesByItem: bytes counted from a superseded call
+	tooLarge bool   // rejected too-large: later deltas are dropped
+	released bool   // released early: compensated if its attempt ends badly
+	key      string // its release's key, which that compensate carries
+	carried  int    // fault CallBytesByItem: bytes counted from a superseded call
 }
 
 // previewed brings the call's preview up to date with its bytes and returns
@@ -299,7 +301,7 @@ func (g *Gate) endBadly(a *attempt, to attemptState, reason sealgate.Reason, out
 			}
 			out = append(out, g.reject(a, c, reason))
 		case c.released && !g.faults.NoCompensate:
-			out = append(out, sealgate.Decision{At: g.n, Kind: sealgate.Compensate, Attempt: a.id, Item: c.item})
+			out = append(out, sealgate.Decision{At: g.n, Kind: sealgate.Compensate, Attempt: a.id, Item: c.item, Key: c.key})
 		}
 	}
 	g.retire(a, to)

@@ -506,7 +506,7 @@ func TestPolicies(t *testing.T) {
 			ack(ks("x"), false), ack(ks("x"), false),
 		}, want: []string{
 			"@6 release r1 item=0 call=a tool=send key=" + ks("x") + ` args={"to":"x"}`,
-			"@8 compensate r1 item=0",
+			"@8 compensate r1 item=0 key=" + ks("x"),
 			"@8 reject r1 item=1 reason=turn-failed",
 			"@10 anomaly - kind=unknown-ack key=" + ks("x"),
 		}},
@@ -516,9 +516,9 @@ func TestPolicies(t *testing.T) {
 		}, want: []string{
 			"@4 release r1 item=0 call=a tool=send key=" + ks("x") + ` args={"to":"x"}`,
 			"@5 anomaly r1 item=0 kind=after-end",
-			"@5 compensate r1 item=0",
+			"@5 compensate r1 item=0 key=" + ks("x"),
 			"@9 release r2 item=0 call=a tool=send key=" + argsKey("t2", "send", `{"to":"y"}`) + ` args={"to":"y"}`,
-			"@10 compensate r2 item=0",
+			"@10 compensate r2 item=0 key=" + argsKey("t2", "send", `{"to":"y"}`),
 		}},
 		{name: "per-call: early checks at end, others at close, duplicates across", cfg: testConfig(perCall, withTool(send)), evs: []sealgate.Event{
 			op("r1", "t1"),

@@ -196,7 +196,7 @@ func (g *Gate) act(a *attempt, c *call, v verdict, out []sealgate.Decision) ([]s
 	}
 	d := sealgate.Decision{At: g.n, Kind: sealgate.Release, Attempt: a.id, Item: c.item, Call: c.id,
 		Tool: c.tool, Key: v.key, Args: sealgate.Sealed(args)}
-	c.released = true
+	c.released, c.key = true, v.key
 	g.free(c)
 	return append(out, d), nil
 }

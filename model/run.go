@@ -25,10 +25,11 @@ const (
 type call struct {
 	item, id, tool string
 	buf            []byte
-	ended          bool // its own end was seen
-	decided        bool // it has its verdict
-	tooLarge       bool // rejected too-large (still waits for its end)
-	releasedEarly  bool // released at its own end under per-call
+	ended          bool   // its own end was seen
+	decided        bool   // it has its verdict
+	tooLarge       bool   // rejected too-large (still waits for its end)
+	releasedEarly  bool   // released at its own end under per-call
+	key            string // its release's key, which a compensate carries
 }
 
 type attempt struct {
@@ -208,7 +209,7 @@ func (r *runner) anomaly(e sealgate.Event, k sealgate.AnomalyKind, a *attempt) {
 func (r *runner) endBadly(a *attempt, why sealgate.Reason) {
 	for _, c := range a.calls {
 		if c.releasedEarly {
-			r.emit(sealgate.Decision{Kind: sealgate.Compensate, Attempt: a.id, Item: c.item})
+			r.emit(sealgate.Decision{Kind: sealgate.Compensate, Attempt: a.id, Item: c.item, Key: c.key})
 		} else if !c.decided {
 			r.reject(a, c, why)
 		}
@@ -324,7 +325,7 @@ func (r *runner) end(a *attempt, e sealgate.Event) {
 			o := r.seal(a, c, r.released, r.ledger)
 			r.apply(a, c, o)
 			if o.kind == sealgate.Release {
-				c.releasedEarly = true
+				c.releasedEarly, c.key = true, o.key
 			}
 		}
 	}

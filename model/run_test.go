@@ -515,11 +515,11 @@ func TestRunPerCall(t *testing.T) {
 	run(t, "complete", cfg, body+"close r1 status=complete",
 		append(early, "@13 release r1 item=1 call=c2 tool=late key="+kl+" args={}")...)
 	run(t, "disconnected: compensate", cfg, body+"close r1 status=disconnected\nack "+ka+" fail",
-		append(early, "@13 compensate r1 item=0", "@13 reject r1 item=1 reason=turn-disconnected")...)
+		append(early, "@13 compensate r1 item=0 key="+ka, "@13 reject r1 item=1 reason=turn-disconnected")...)
 	run(t, "poisoned: compensate", cfg, body+"delta r1 item=0 \"x\"",
-		append(early, "@13 anomaly r1 item=0 kind=after-end", "@13 compensate r1 item=0", "@13 reject r1 item=1 reason=turn-anomaly")...)
+		append(early, "@13 anomaly r1 item=0 kind=after-end", "@13 compensate r1 item=0 key="+ka, "@13 reject r1 item=1 reason=turn-anomaly")...)
 	run(t, "superseded: compensate", cfg, body+"open r2 turn=t1",
-		append(early, "@13 compensate r1 item=0", "@13 reject r1 item=1 reason=superseded")...)
+		append(early, "@13 compensate r1 item=0 key="+ka, "@13 reject r1 item=1 reason=superseded")...)
 }
 
 func TestRunPeek(t *testing.T) {

@@ -529,8 +529,7 @@ func ParseDecisionLine(line string) (sealgate.Decision, error) {
 			if d.Reason = sealgate.Reason(r); !d.Reason.Valid() {
 				return fmt.Errorf("unknown reason %s", show(r))
 			}
-		case sealgate.Compensate:
-		case sealgate.Reconcile:
+		case sealgate.Compensate, sealgate.Reconcile:
 			if d.Key, err = l.keyed("key"); err != nil {
 				return err
 			}

@@ -46,7 +46,7 @@ peek r2 item=7
 @6 anomaly r1 item=1 kind=unknown-call
 @7 release r1 item=0 call=call_1 tool=save_file key=0011223344556677 args={"a": "b c"}
 @7 reject r1 item=0 reason=turn-disconnected
-@7 compensate r1 item=0
+@7 compensate r1 item=0 key=0011223344556677
 @7 reconcile r1 item=0 key=0011223344556677
 @9 anomaly - kind=unknown-ack key=fedcba9876543210
 @11 preview r2 item=7 bytes=0 value=-
@@ -102,7 +102,7 @@ func TestSampleParses(t *testing.T) {
 		{At: 6, Kind: sealgate.Anomaly, Attempt: "r1", Item: "1", HasItem: true, Anomaly: sealgate.UnknownCall},
 		{At: 7, Kind: sealgate.Release, Attempt: "r1", Item: "0", Call: "call_1", Tool: "save_file", Key: "0011223344556677", Args: sealgate.Sealed(`{"a": "b c"}`)},
 		{At: 7, Kind: sealgate.Reject, Attempt: "r1", Item: "0", Reason: sealgate.TurnDisconnected},
-		{At: 7, Kind: sealgate.Compensate, Attempt: "r1", Item: "0"},
+		{At: 7, Kind: sealgate.Compensate, Attempt: "r1", Item: "0", Key: "0011223344556677"},
 		{At: 7, Kind: sealgate.Reconcile, Attempt: "r1", Item: "0", Key: "0011223344556677"},
 		{At: 9, Kind: sealgate.Anomaly, Anomaly: sealgate.UnknownAck, Key: "fedcba9876543210"},
 		{At: 11, Kind: sealgate.PreviewAnswer, Attempt: "r2", Item: "7", Preview: sealgate.NoPreview},

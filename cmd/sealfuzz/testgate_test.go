@@ -77,16 +77,20 @@ func TestGateTestNaiveGate(t *testing.T) {
 		t.Skip("python3 not found on PATH: the naive example gate needs it")
 	}
 	var out, errOut bytes.Buffer
-	code := run([]string{"test", "-for", "0", "-checks", "0", "-corpus", filepath.Join("..", "..", "corpus", "evidence"),
+	dir := t.TempDir()
+	code := run([]string{"test", "-for", "0", "-checks", "0", "-corpus", filepath.Join("..", "..", "corpus", "evidence"), "-o", dir,
 		"-gate", py + " " + filepath.Join("..", "..", "examples", "python", "naive_gate.py")}, &out, &errOut)
 	s := out.String()
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, s, errOut.String())
 	}
-	for _, want := range []string{"FAIL I1:", "close r1 status=disconnected", "what the gate said:", "reason=turn-disconnected"} {
+	for _, want := range []string{"FAIL I1:", "close r1 status=disconnected", "what the gate said:", "reason=turn-disconnected", "\ntest: ", " checks failed (I1"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the report lacks %q:\n%s", want, s)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "I1.scn")); err != nil {
+		t.Errorf("-o does not write CHECK.scn: %v", err)
 	}
 }
 

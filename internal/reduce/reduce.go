@@ -32,6 +32,28 @@ func ID(err error) string {
 	return err.Error()
 }
 
+// FileName is the file a reduced failure of check id is written to,
+// CHECK.scn with the ID as reports print it (I2.scn, SEAL.scn), so the
+// name the reader sees is the name to look for. Any character but an
+// ASCII letter, digit or '-' becomes '-', and a long ID is cut, so that an
+// error message standing for an ID is still one short file name.
+func FileName(id string) string {
+	const most = 60
+	b := []byte(id)
+	if len(b) > most {
+		b = b[:most]
+	}
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			b[i] = '-'
+		}
+	}
+	if len(b) == 0 {
+		return "-.scn"
+	}
+	return string(b) + ".scn"
+}
+
 // Options bound the work of one reduction.
 type Options struct {
 	// MaxTries caps how many candidate scenarios are checked (0: 20000).

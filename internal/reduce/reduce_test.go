@@ -149,3 +149,15 @@ func TestReduceForgottenLedgerToAck(t *testing.T) {
 	}
 	t.Logf("11 events -> %d in %d tries:\n%s", len(res.Events), res.Tries, text)
 }
+
+func TestFileNameIsTheCheckID(t *testing.T) {
+	for id, want := range map[string]string{
+		"I2": "I2.scn", "SEAL": "SEAL.scn", "I12": "I12.scn",
+		"event 3: ../x y": "event-3-----x-y.scn", "": "-.scn",
+		strings.Repeat("a", 100): strings.Repeat("a", 60) + ".scn",
+	} {
+		if got := reduce.FileName(id); got != want {
+			t.Errorf("FileName(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

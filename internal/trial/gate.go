@@ -45,6 +45,7 @@ type gateRun struct {
 	streams  map[string]int
 	found    map[string]*gateFailure
 	order    []string // check IDs in the order first found
+	checks   int      // how many checks apply to the gate
 	started  time.Time
 	firstHit map[string]time.Duration
 }
@@ -101,11 +102,12 @@ func (g *gateRun) hello() error {
 	s.(io.Closer).Close()
 	fmt.Fprintf(g.stdout, "gate: %s\ncapabilities: %s\nchecks:\n", strings.Join(g.argv, " "), caps)
 	var skipped []string
-	for _, c := range check.Checks {
+	for _, c := range check.Checks() {
 		if !c.Applies(caps) {
 			skipped = append(skipped, c.ID)
 			continue
 		}
+		g.checks++
 		note := ""
 		if c.Partial != nil {
 			if p := c.Partial(caps); p != "" {
@@ -175,8 +177,12 @@ func (g *gateRun) report() int {
 	for _, p := range phases {
 		counts = append(counts, fmt.Sprintf("%s %d", p, g.streams[p]))
 	}
-	fmt.Fprintf(g.stdout, "\ntest: %d violations of %d checks in %s streams; %d gate processes; %v\n",
-		total, len(g.order), strings.Join(counts, ", "), g.client.Spawns(), time.Since(g.started).Round(time.Millisecond))
+	held := fmt.Sprintf("all %d checks held", g.checks)
+	if len(g.order) > 0 {
+		held = fmt.Sprintf("%d of %d checks failed (%s)", len(g.order), g.checks, strings.Join(g.order, " "))
+	}
+	fmt.Fprintf(g.stdout, "\ntest: %d violations: %s in %s streams; %d gate processes; %v\n",
+		total, held, strings.Join(counts, ", "), g.client.Spawns(), time.Since(g.started).Round(time.Millisecond))
 	if total > 0 {
 		return 1
 	}
@@ -198,7 +204,7 @@ func (g *gateRun) reduced(id string, f *gateFailure) {
 	text := reduce.Text(cfg, evs, err)
 	fmt.Fprintf(g.stdout, "  the scenario (expected part: the SPEC's decisions, from the model):\n%s", replay.Indent(text))
 	if tr := g.chk.Record(cfg, evs); tr.Err == nil || len(tr.Decisions) > 0 {
-		fmt.Fprintf(g.stdout, "  what the gate said:\n%s", replay.Indent(string(scn.FormatDecisions(tr.Decisions))))
+		fmt.Fprintf(g.stdout, "  what the gate said:\n%s", replay.Indent(said(tr.Decisions)))
 		if tr.Err != nil {
 			fmt.Fprintf(g.stdout, "    then: %v\n", tr.Err)
 		}
@@ -210,9 +216,18 @@ func (g *gateRun) reduced(id string, f *gateFailure) {
 	}
 }
 
+// said is a subject's answer as decision lines, or "(nothing)" when it
+// gave none, so that an empty answer is not read as a missing one.
+func said(ds []sealgate.Decision) string {
+	if len(ds) == 0 {
+		return "(nothing)\n"
+	}
+	return string(scn.FormatDecisions(ds))
+}
+
 func writeReduced(dir, id, text string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, strings.ToLower(id)+".scn"), []byte(text), 0o644)
+	return os.WriteFile(filepath.Join(dir, reduce.FileName(id)), []byte(text), 0o644)
 }

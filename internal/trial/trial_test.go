@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/scn"
 )
@@ -141,5 +142,15 @@ func TestGeneratedStreamsCheck(t *testing.T) {
 	s, err := Hunt(check.Default, 1, 2)
 	if err != nil || s.Err != nil {
 		t.Fatalf("the machine on the real gate: %v, %v", err, s.Err)
+	}
+}
+
+func TestSaidNamesAnEmptyAnswer(t *testing.T) {
+	if got := said(nil); got != "(nothing)\n" {
+		t.Errorf("said(nil) = %q", got)
+	}
+	d := sealgate.Decision{At: 2, Kind: sealgate.Reject, Attempt: "r1", Item: "0", Reason: sealgate.Incomplete}
+	if got := said([]sealgate.Decision{d}); got != "@2 reject r1 item=0 reason=incomplete\n" {
+		t.Errorf("said = %q", got)
 	}
 }

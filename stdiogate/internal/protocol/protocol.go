@@ -422,9 +422,7 @@ func EncodeDecision(d sealgate.Decision) *DecisionJSON {
 			out.Item = &item
 		}
 		out.Anomaly, out.Key = string(d.Anomaly), d.Key
-	case sealgate.Compensate:
-		out.Item = &item
-	case sealgate.Reconcile:
+	case sealgate.Compensate, sealgate.Reconcile:
 		out.Item, out.Key = &item, d.Key
 	case sealgate.PreviewAnswer:
 		out.Item = &item
@@ -463,7 +461,7 @@ func DecodeDecision(j *DecisionJSON) (sealgate.Decision, error) {
 		sealgate.Release:       {"attempt", "item", "call", "tool", "key"},
 		sealgate.Reject:        {"attempt", "item", "reason"},
 		sealgate.Anomaly:       {"anomaly"},
-		sealgate.Compensate:    {"attempt", "item"},
+		sealgate.Compensate:    {"attempt", "item", "key"},
 		sealgate.Reconcile:     {"attempt", "item", "key"},
 		sealgate.PreviewAnswer: {"attempt", "item", "preview"},
 	}[kind]
