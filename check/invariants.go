@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/model"
@@ -55,6 +56,16 @@ var catalog = []invariant{
 	{Check{ID: "I11", Name: "accountability", Applies: always, Partial: verdictsPartly}, accountability},
 	{Check{ID: "I13", Name: "verdicts at one event in begin order", Applies: always}, beginOrder},
 	{Check{ID: "SEAL", Name: "a release is one strictly valid JSON object, its fragments compacted", Applies: always}, sealed},
+	// A full subject answers to I12, which holds every decision, not only
+	// releases, to the model's.
+	{Check{ID: "I14", Name: "release soundness", Applies: func(c Capabilities) bool { return !c.Full }, Partial: soundPartly}, releaseSound},
+}
+
+func soundPartly(c Capabilities) string {
+	if c.Reasons {
+		return ""
+	}
+	return "every release must be the model's; a call the model releases may go unreleased (no reasons claimed)"
 }
 
 func previewsPartly(c Capabilities) string {
@@ -435,3 +446,93 @@ func sealed(a *analysis) (int, string) {
 func isJSONSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// I14: every release of the subject is one the reference model makes on
+// the same stream and configuration: the same call, the same arguments
+// compacted, and (when the subject takes acks) the same key. Capabilities
+// excuse what a subject does not report, never what it releases. A subject
+// that claims the SPEC's reasons must also release what the model releases
+// and not reject it.
+func releaseSound(a *analysis) (int, string) {
+	want := a.t.Shape
+	if want == nil {
+		want = model.Run(a.t.Config, a.t.Events)
+	}
+	// A call is its attempt and item within one process life: a replay
+	// after a restart reuses the ids of calls the ledger already holds.
+	type callID struct {
+		epoch         int
+		attempt, item string
+	}
+	epochs := make([]int, len(a.t.Events)+1)
+	for i, ev := range a.t.Events {
+		epochs[i+1] = epochs[i]
+		if ev.Kind == sealgate.Restart {
+			epochs[i+1]++
+		}
+	}
+	id := func(d sealgate.Decision) callID {
+		return callID{epochs[min(max(d.At, 0), len(a.t.Events))], d.Attempt, d.Item}
+	}
+	modelSays := map[callID][]sealgate.Decision{}
+	for _, d := range want {
+		if d.Kind == sealgate.Release || d.Kind == sealgate.Reject || d.Kind == sealgate.Reconcile {
+			modelSays[id(d)] = append(modelSays[id(d)], d)
+		}
+	}
+	modelRelease := func(k callID) *sealgate.Decision {
+		for i, d := range modelSays[k] {
+			if d.Kind == sealgate.Release {
+				return &modelSays[k][i]
+			}
+		}
+		return nil
+	}
+	keys := a.t.Caps.Acks
+	for _, d := range a.t.Decisions {
+		if d.Kind != sealgate.Release {
+			continue
+		}
+		k := id(d)
+		m := modelRelease(k)
+		switch {
+		case m == nil:
+			return d.At, fmt.Sprintf("%s: the model does not release it: it says %s", d, verdictWords(modelSays[k]))
+		case d.Call != m.Call || d.Tool != m.Tool:
+			return d.At, fmt.Sprintf("%s: the model releases call=%s tool=%s for this item", d, m.Call, m.Tool)
+		case !bytes.Equal(sealgate.Compact(d.Args), sealgate.Compact(m.Args)):
+			return d.At, fmt.Sprintf("%s: the model releases args=%s", d, m.Args)
+		case keys && d.Key != m.Key:
+			return d.At, fmt.Sprintf("%s: the model releases it with key=%s", d, m.Key)
+		}
+	}
+	if !a.t.Caps.Reasons {
+		return 0, ""
+	}
+	for _, d := range a.t.Decisions {
+		if d.Kind != sealgate.Reject {
+			continue
+		}
+		if m := modelRelease(id(d)); m != nil {
+			return d.At, fmt.Sprintf("%s: the model releases it: %s", d, m)
+		}
+	}
+	return 0, ""
+}
+
+// verdictWords says what the model decided for a call, for a report.
+func verdictWords(ds []sealgate.Decision) string {
+	if len(ds) == 0 {
+		return "nothing (no verdict: the call is not released)"
+	}
+	var w []string
+	for _, d := range ds {
+		switch d.Kind {
+		case sealgate.Reject:
+			w = append(w, "reject "+string(d.Reason))
+		default:
+			w = append(w, d.Kind.String())
+		}
+	}
+	return strings.Join(w, ", ")
+}

@@ -158,6 +158,31 @@ func (c Capabilities) takes(k sealgate.EventKind) bool {
 // checks judge the carried stream, against the model run on the same
 // stream, so what is left out is neither held against the subject nor
 // credited to it.
+// noSchema is the schema of a tool given to a subject that validates none:
+// any value (the seal still wants an object).
+const noSchema = `{}`
+
+// within is cfg as a subject with these capabilities can take it: a
+// subject that validates no schemas gets none, so that a call the model
+// would reject for its schema is not held against it. changed says whether
+// anything was taken out.
+func (c Capabilities) within(cfg sealgate.Config) (sealgate.Config, bool) {
+	if c.Full || c.Schemas {
+		return cfg, false
+	}
+	changed := false
+	tools := append([]sealgate.Tool(nil), cfg.Tools...)
+	for i := range tools {
+		if tools[i].Schema != noSchema {
+			tools[i].Schema, changed = noSchema, true
+		}
+	}
+	if changed {
+		cfg.Tools = tools
+	}
+	return cfg, changed
+}
+
 func (c Capabilities) carry(events []sealgate.Event) []sealgate.Event {
 	for i, ev := range events {
 		if c.takes(ev.Kind) {

@@ -347,7 +347,7 @@ func TestApplicable(t *testing.T) {
 		name    string
 		leftOut string
 	}{
-		{check.FullCapabilities(), "full", "DET"},
+		{check.FullCapabilities(), "full", "DET I14"},
 		{releaseOnly, "release only", "I12 I8 I9 I10"},
 	} {
 		var want, skipped []string
@@ -398,4 +398,54 @@ func TestI7UsesTheSPECKey(t *testing.T) {
 		t.Fatalf("one release under the subject's own key fails: %v", err)
 	}
 	wantID(t, limitedChecker(check.Capabilities{Acks: true}, once, nil).All(cfgWithSecret(), evs), "I7")
+}
+
+// TestI14ReleaseSoundness: whatever a subject claims, a release the model
+// does not make is a violation that names the model's verdict; a subject
+// that claims reasons must not reject what the model releases.
+func TestI14ReleaseSoundness(t *testing.T) {
+	cfg := sealgate.DefaultConfig()
+	cfg.Tools = []sealgate.Tool{{Name: "save_file", Schema: `{"type":"object"}`,
+		Allow: &sealgate.Allow{Field: "path", Values: []string{"notes.md"}}}}
+	stream := func(args string) []sealgate.Event {
+		return []sealgate.Event{sealgate.OpenEvent("r1", "t1"), sealgate.BeginEvent("r1", "0", "c1", "save_file"),
+			sealgate.DeltaEvent("r1", "0", []byte(args)), sealgate.EndEvent("r1", "0"), sealgate.CloseEvent("r1", sealgate.Complete)}
+	}
+	// ignoresAllowLists releases every ended call of a complete attempt,
+	// its fragments compacted: all it leaves out is authorization.
+	ignoresAllowLists := func(n int, ev sealgate.Event, ds []sealgate.Decision) []sealgate.Decision {
+		if ev.Kind != sealgate.Close {
+			return nil
+		}
+		args := stream(`{"path":"/etc/passwd"}`)[2].Bytes
+		return []sealgate.Decision{{At: n, Kind: sealgate.Release, Attempt: "r1", Item: "0", Call: "c1", Tool: "save_file",
+			Key: "k", Args: sealgate.Compact(args)}}
+	}
+	err := limitedChecker(releaseOnly, ignoresAllowLists, nil).All(cfg, stream(`{"path":"/etc/passwd"}`))
+	wantID(t, err, "I14")
+	if !strings.Contains(err.Error(), "reject unauthorized") {
+		t.Errorf("the violation does not name the model's verdict: %v", err)
+	}
+	if err := limitedChecker(releaseOnly, nil, nil).All(cfg, stream(`{"path":"/etc/passwd"}`)); err != nil {
+		t.Errorf("the real gate, claiming release only: %v", err)
+	}
+
+	reasons := check.Capabilities{Decides: check.Decisions(sealgate.Reject), Reasons: true}
+	rejectsAll := func(n int, ev sealgate.Event, ds []sealgate.Decision) []sealgate.Decision {
+		for i, d := range ds {
+			if d.Kind == sealgate.Release {
+				ds[i] = sealgate.Decision{At: d.At, Kind: sealgate.Reject, Attempt: d.Attempt, Item: d.Item, Reason: sealgate.SchemaFailed}
+			}
+		}
+		return ds
+	}
+	err = limitedChecker(reasons, rejectsAll, nil).All(cfg, stream(`{"path":"notes.md"}`))
+	wantID(t, err, "I14")
+	if !strings.Contains(err.Error(), "reason=schema") || !strings.Contains(err.Error(), "the model releases it") {
+		t.Errorf("the violation does not name both verdicts: %v", err)
+	}
+	noReasons := check.Capabilities{Decides: check.Decisions(sealgate.Reject)}
+	if err := limitedChecker(noReasons, rejectsAll, nil).All(cfg, stream(`{"path":"notes.md"}`)); err != nil {
+		t.Errorf("a subject that claims no reasons owes no release: %v", err)
+	}
 }

@@ -54,8 +54,18 @@ func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 		}
 		return t
 	}
-	defer closeSubject(s)
 	t.Caps = s.Capabilities()
+	if within, changed := t.Caps.within(cfg); changed {
+		// Configured only with what it supports, as it would be in use,
+		// and judged by the model under the same configuration.
+		closeSubject(s)
+		if s, err = c.open(within); err != nil {
+			t.Err = fmt.Errorf("configuration without schemas: %w", err)
+			return t
+		}
+		t.Config, cfg = within, within
+	}
+	defer closeSubject(s)
 	t.Events = t.Caps.carry(events)
 	if !t.Caps.Full {
 		t.Shape = model.Run(cfg, t.Events)

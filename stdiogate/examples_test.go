@@ -12,6 +12,7 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/internal/reduce"
+	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/stdiogate"
 )
 
@@ -115,8 +116,8 @@ func TestTeachingCheckOverTheCorpus(t *testing.T) {
 		}
 	}
 	sort.Strings(ids)
-	if strings.Join(ids, " ") != "I1 I7 SEAL" {
-		t.Fatalf("the teaching check fails %v over the corpus (counts %v), docs/protocol.md says I1 I7 SEAL", ids, got)
+	if strings.Join(ids, " ") != "I1 I14 I7 SEAL" {
+		t.Fatalf("the teaching check fails %v over the corpus (counts %v), docs/protocol.md says I1 I14 I7 SEAL", ids, got)
 	}
 	t.Logf("verdicts over the corpus: %v", got)
 }
@@ -178,5 +179,27 @@ func TestLedgerGateRestart(t *testing.T) {
 	}
 	if v := verdict(c.Checker(), saveFile(), evs); v != "ok" {
 		t.Fatalf("the ledger gate fails %s on a stream it handles", v)
+	}
+}
+
+// TestAllowListBlindGate: a gate that seals calls but ignores allow-lists,
+// claiming release only, fails release soundness (I14) on the seed's
+// unauthorized path, naming the model's verdict; the control does not.
+func TestAllowListBlindGate(t *testing.T) {
+	s, err := scn.ParseFile(filepath.Join("..", "corpus", "seed", "unauthorized-path.scn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := s.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = python(t, "allowlist_blind_gate.py").Checker().All(cfg, s.Events)
+	var v *check.Violation
+	if !errors.As(err, &v) || v.ID != "I14" || !strings.Contains(v.Msg, "reject unauthorized") {
+		t.Fatalf("want I14 naming reject unauthorized, got %v", err)
+	}
+	if err := helper(t, "control", 0).Checker().All(cfg, s.Events); err != nil {
+		t.Fatalf("the control: %v", err)
 	}
 }

@@ -32,6 +32,21 @@ func ID(err error) string {
 	return err.Error()
 }
 
+// kind is what a candidate must fail to be kept: the check, and for
+// release soundness also the model's verdict, so that a release the model
+// rejects as unauthorized does not shrink into one it rejects for another
+// reason.
+func kind(err error) string {
+	id := ID(err)
+	var v *check.Violation
+	if errors.As(err, &v) && v.ID == "I14" {
+		if _, verdict, ok := strings.Cut(v.Msg, ": the model "); ok {
+			return id + " " + verdict
+		}
+	}
+	return id
+}
+
 // FileName is the file a reduced failure of check id is written to,
 // CHECK.scn with the ID as reports print it (I2.scn, SEAL.scn), so the
 // name the reader sees is the name to look for. Any character but an
@@ -87,7 +102,7 @@ func Reduce(cfg sealgate.Config, events []sealgate.Event, c Checker, o Options) 
 	if err == nil {
 		return nil, errors.New("reduce: the scenario does not fail; nothing to reduce")
 	}
-	r := &reducer{check: c, id: ID(err), max: o.MaxTries, cfg: cfg, events: events, err: err}
+	r := &reducer{check: c, id: kind(err), max: o.MaxTries, cfg: cfg, events: events, err: err}
 	if r.max <= 0 {
 		r.max = 20000
 	}
@@ -110,7 +125,7 @@ func (r *reducer) try(cfg sealgate.Config, events []sealgate.Event) bool {
 	}
 	r.tries++
 	err := r.check(cfg, events)
-	if err == nil || ID(err) != r.id {
+	if err == nil || kind(err) != r.id {
 		return false
 	}
 	r.cfg, r.events, r.err = cfg, events, err
