@@ -20,6 +20,9 @@ func powerMain(args []string, stdout, stderr io.Writer) int {
 
 Measures how fast each technique (rapid, go fuzz, the corpus) finds each zoo
 bug, over seeds, and writes power.md and power.png into -out.
+
+The zoo's bugs (for -bugs, and for SEALGATE_FAULTS elsewhere):
+`+wrapList(zoo.Names(), "  ", 80)+`
 `, stderr)
 	var o power.Options
 	fs.IntVar(&o.Seeds, "seeds", 10, "runs per bug and randomized technique")
@@ -45,7 +48,7 @@ bug, over seeds, and writes power.md and power.png into -out.
 		for _, n := range strings.Split(*bugs, ",") {
 			b, ok := zoo.ByName(strings.TrimSpace(n))
 			if !ok {
-				fmt.Fprintf(stderr, "sealfuzz power: no zoo bug %q\n", n)
+				fmt.Fprintf(stderr, "sealfuzz power: no zoo bug %q (have %s)\n", n, strings.Join(zoo.Names(), ", "))
 				return 2
 			}
 			o.Bugs = append(o.Bugs, b)
@@ -58,4 +61,26 @@ bug, over seeds, and writes power.md and power.png into -out.
 		return 1
 	}
 	return 0
+}
+
+// wrapList joins items with ", " into lines of at most width characters,
+// each starting with indent.
+func wrapList(items []string, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		if line != indent && len(line)+1+len(it) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += it
+	}
+	b.WriteString(line)
+	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sealgate/sealgate/internal/reduce"
 )
@@ -14,7 +15,7 @@ import (
 // reduces it, and saves one scenario per failing check in c.regress. why,
 // when not empty, is added to the failure's note.
 func (c *campaign) collect(target, dir, crasher, message, why string) {
-	f := failure{target: target, input: crasher}
+	f := failure{target: target, input: crasher, at: time.Since(c.start)}
 	defer func() {
 		if why != "" {
 			if f.note != "" {
@@ -37,6 +38,7 @@ func (c *campaign) collect(target, dir, crasher, message, why string) {
 		return
 	}
 	f.check = reduce.ID(res.Err)
+	f.violation = FirstLine(res.Err.Error())
 	name := filepath.Join(c.regress, strings.ToLower(f.check)+".scn")
 	if _, err := os.Stat(name); err == nil {
 		f.note = "same check as " + name + " (kept the earlier one)"

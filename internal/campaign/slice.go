@@ -151,10 +151,12 @@ func (s *slice) progress(m []string) {
 	// counter lags them (docs/research/fuzzing.md), so it is only the fallback for
 	// a target that does not count.
 	shown := s.execs + s.st.execs
-	if _, body, ok := workerCPU(s.execsDir, s.name); ok {
+	var live cpuPhases
+	if cpu, body, ok := workerCPU(s.execsDir, s.name); ok {
 		shown = body + s.st.bodyExecs
+		live = sliceCPU(&s.log, cpu, s.atBaseline, cpu, true)
 	}
-	s.c.progress(s.target, s.st.elapsed+time.Since(s.started), shown, rate, s.newInt+s.st.newInt, s.deadline)
+	s.c.progress(s.target, s.st.elapsed+time.Since(s.started), shown, rate, s.newInt+s.st.newInt, s.deadline, live)
 }
 
 // account adds the slice's counts, its CPU time by phase, and its
@@ -217,12 +219,12 @@ func (s *slice) collectFailure(ctx context.Context, runErr error) error {
 		s.c.collect(s.target, s.p.dir, filepath.Join(s.p.dir, s.crasher), message, "")
 	case s.seed.input != nil:
 		return s.keepFailingSeed(message)
-	case runErr != nil && ctx.Err() == nil && !strings.Contains(message, "context deadline exceeded"):
+	case runErr != nil && ctx.Err() == nil && !strings.Contains(message, "context deadline exceeded") && !strings.Contains(message, "context canceled"):
 		// No new input was written: a seed (corpus/ or testdata/fuzz)
 		// fails, so every later turn of this target would stop at once.
 		s.st.fails++
 		s.c.broken[s.target] = true
-		s.c.fails = append(s.c.fails, failure{target: s.target, check: FirstLine(message),
+		s.c.fails = append(s.c.fails, failure{target: s.target, check: FirstLine(message), at: time.Since(s.c.start),
 			note: fmt.Sprintf("a seed input fails (%v): rerun it with go test -run='^%s$' in %s and fix it first; the target is not fuzzed again this campaign", runErr, s.name, s.p.dir)})
 	}
 	return nil
