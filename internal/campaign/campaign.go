@@ -260,7 +260,7 @@ func (c *campaign) plan(all []string) error {
 		fmt.Fprintf(c.stdout, "planted bug %s: fuzzing %s, the targets that judge the gate (-targets picks others)\n", c.planted, strings.Join(c.targets, ", "))
 	}
 	if c.slice <= 0 {
-		c.slice = min(max(c.fuzzing/time.Duration(2*len(c.targets)), 10*time.Second), 5*time.Minute)
+		c.slice = min(max(c.fuzzing/time.Duration(2*len(c.targets)), 10*time.Second), 5*time.Minute).Round(time.Second)
 	}
 	var left []string
 	// Each turn also pays go fuzz's start-up and the re-run after it.
@@ -355,9 +355,10 @@ func (c *campaign) packages(ctx context.Context) ([]*fuzzPkg, error) {
 	}
 	wd, _ := os.Getwd()
 	var pkgs []*fuzzPkg
+	want := c.wantedTargets()
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		dir, files, _ := strings.Cut(line, "\t")
-		if !hasFuzzTarget(dir, strings.Split(files, ",")) {
+		if !hasFuzzTarget(dir, strings.Split(files, ","), want) {
 			continue
 		}
 		rel, err := filepath.Rel(wd, dir)
@@ -366,19 +367,50 @@ func (c *campaign) packages(ctx context.Context) ([]*fuzzPkg, error) {
 		}
 		pkgs = append(pkgs, &fuzzPkg{dir: dir, rel: filepath.ToSlash(rel)})
 	}
+	if len(pkgs) == 0 && want != nil {
+		return nil, fmt.Errorf("no package below the working directory has the fuzz targets %s", strings.Join(want, ", "))
+	}
 	if len(pkgs) == 0 {
 		return nil, errors.New("no package below the working directory has fuzz targets")
 	}
 	return pkgs, nil
 }
 
-func hasFuzzTarget(dir string, files []string) bool {
+// wantedTargets is the go test names of the targets the campaign will
+// run, when it knows them before building (-targets, or a planted bug's
+// GateTargets); nil when it runs them all.
+func (c *campaign) wantedTargets() []string {
+	want := c.targets
+	if len(want) == 0 && c.planted != "" {
+		want = GateTargets
+	}
+	var names []string
+	for _, t := range want {
+		t = strings.TrimSpace(t)
+		names = append(names, t[strings.LastIndex(t, "/")+1:])
+	}
+	return names
+}
+
+// hasFuzzTarget says whether the test files of dir declare a fuzz target,
+// one of want when want is not nil: only those packages are built, since
+// building one takes as long as a turn on a loaded machine.
+func hasFuzzTarget(dir string, files, want []string) bool {
 	for _, f := range files {
 		if f == "" {
 			continue
 		}
-		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil && strings.Contains(string(b), "\nfunc Fuzz") {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		if want == nil && strings.Contains(string(b), "\nfunc Fuzz") {
 			return true
+		}
+		for _, w := range want {
+			if strings.Contains(string(b), "\nfunc "+w+"(") {
+				return true
+			}
 		}
 	}
 	return false

@@ -152,7 +152,11 @@ func (c *campaign) failures() {
 		fmt.Fprintln(c.stdout, "no failures")
 		return
 	}
-	fmt.Fprintf(c.stdout, "%d failures:\n", len(c.fails))
+	if len(c.fails) == 1 {
+		fmt.Fprintln(c.stdout, "1 failure:")
+	} else {
+		fmt.Fprintf(c.stdout, "%d failures:\n", len(c.fails))
+	}
 	for _, f := range c.fails {
 		fmt.Fprintf(c.stdout, "  %s: %s (after %v)\n", f.target, f.check, f.at.Round(time.Second))
 		if f.violation != "" {
