@@ -157,16 +157,25 @@ type failure struct {
 
 func (c *campaign) run(ctx context.Context) error {
 	c.start = time.Now()
-	if c.planted != "" {
-		fmt.Fprintf(c.stdout, "planted bug %s: the corpus seeds that would catch it are left out of FuzzGateVsModel's seeds, so go fuzz has to find it; reduced failures go to %s\n",
-			c.planted, c.regress)
-	}
 	tmp, err := os.MkdirTemp("", "sealfuzz-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 	c.tmp = tmp
+	if c.planted != "" {
+		cache := "from an empty fuzz cache"
+		if c.cacheRoot == "" {
+			// An earlier run's cache would hold inputs close to the bug,
+			// and its baseline would find it again without fuzzing; the
+			// real gate's cache is kept free of a broken gate's inputs.
+			c.cacheRoot = filepath.Join(tmp, "cache")
+		} else {
+			cache = "from the fuzz cache in " + c.cacheRoot
+		}
+		fmt.Fprintf(c.stdout, "planted bug %s: the corpus seeds that would catch it are left out of FuzzGateVsModel's seeds, so go fuzz has to find it, %s; reduced failures go to %s\n",
+			c.planted, cache, c.regress)
+	}
 	all, err := c.build(ctx)
 	c.built = time.Since(c.start)
 	if ctx.Err() != nil {

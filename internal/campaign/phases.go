@@ -79,6 +79,7 @@ func (p cpuPhases) line() string {
 type sliceLog struct {
 	baselineDone   bool
 	baselineInputs int           // entries go fuzz re-ran for its baseline
+	baselineRan    int           // of those, the ones it had re-run at its last report
 	baselineWall   time.Duration // elapsed when the baseline completed
 	elapsed        time.Duration // the last elapsed go fuzz printed
 	workers        int           // go fuzz's workers while fuzzing
@@ -109,6 +110,7 @@ func (s *sliceLog) line(l string) (baselineEnded bool) {
 		s.elapsed = d
 	}
 	if b := baselineRE.FindStringSubmatch(l); b != nil && !s.baselineDone {
+		s.baselineRan, _ = strconv.Atoi(b[2])
 		s.baselineInputs, _ = strconv.Atoi(b[3])
 		if b[4] != "" {
 			s.workers, _ = strconv.Atoi(b[5])

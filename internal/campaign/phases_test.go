@@ -61,8 +61,16 @@ func TestSliceLogLongBaseline(t *testing.T) {
 	var cut sliceLog
 	cut.line("fuzz: elapsed: 0s, gathering baseline coverage: 0/2210 completed")
 	cut.line("fuzz: elapsed: 30s, gathering baseline coverage: 1800/2210 completed")
-	if cut.baselineDone || cut.elapsed != 30*time.Second {
-		t.Errorf("%+v: a baseline cut short is not done", cut)
+	if cut.baselineDone || cut.elapsed != 30*time.Second || cut.baselineRan != 1800 {
+		t.Errorf("%+v: a baseline cut short is not done, and ran 1800 entries", cut)
+	}
+	// The next turn grows to hold the whole baseline the cut one predicts.
+	c := &campaign{slice: 10 * time.Second, fuzzing: 10 * time.Minute, targets: []string{"FuzzA"}, stats: map[string]*targetStats{}}
+	sl := &slice{c: c, st: &targetStats{nextInputs: 2210}, log: cut, atBaseline: -1}
+	c.stats["FuzzA"] = sl.st
+	sl.account(nil)
+	if d := c.turnLength("FuzzA"); d < 5*time.Minute {
+		t.Errorf("after a baseline cut at 1800 of 2210 entries in 30s, the next turn is %v, want 10 x 36.8s capped at 10m", d)
 	}
 	p := sliceCPU(&cut, 70*time.Second, -1, 60*time.Second, true)
 	if p[phaseBaseline] != 60*time.Second || p[phaseFuzz] != 0 || p[phaseCoord] != 10*time.Second {

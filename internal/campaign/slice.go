@@ -177,6 +177,11 @@ func (s *slice) account(state *os.ProcessState) {
 	st.bodyExecs += execs
 	if !s.log.baselineDone {
 		st.lastBase = s.log.elapsed
+		if s.log.baselineRan > 0 && s.log.elapsed > 0 {
+			// The turn ended inside the baseline: the entries re-run so
+			// far predict the whole, so that the next turn grows to hold it.
+			st.perBase = s.log.elapsed / time.Duration(s.log.baselineRan)
+		}
 		return
 	}
 	st.fuzzExecs += execs - s.execsAtBaseline
