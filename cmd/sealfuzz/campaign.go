@@ -29,9 +29,11 @@ far and exits 130.
 
 SEALGATE_FAULTS=BUG plants a zoo bug in the gate under test: the campaign then
 fuzzes only the targets that judge the gate (unless -targets names others),
-without the corpus seeds that would catch the bug, writes reductions under
-.sealfuzz/regress, and ends with "planted bug BUG: found by CHECK after T" or
-"planted bug BUG: not found in T of TARGETS". The bugs: ` + strings.Join(zoo.Names(), ", ") + `.
+without the corpus seeds that would catch the bug and from an empty fuzz cache
+(unless -cache), writes reductions under .sealfuzz/regress, and ends with
+"planted bug BUG: found by CHECK after T" or "planted bug BUG: not found in T
+of TARGETS". The bugs:
+` + wrapList(zoo.Names(), "  ", 80) + `
 `,
 	flags: campaignFlags,
 }

@@ -62,25 +62,3 @@ The zoo's bugs (for -bugs, and for SEALGATE_FAULTS elsewhere):
 	}
 	return 0
 }
-
-// wrapList joins items with ", " into lines of at most width characters,
-// each starting with indent.
-func wrapList(items []string, indent string, width int) string {
-	var b strings.Builder
-	line := indent
-	for i, it := range items {
-		if i < len(items)-1 {
-			it += ","
-		}
-		if line != indent && len(line)+1+len(it) > width {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if line != indent {
-			line += " "
-		}
-		line += it
-	}
-	b.WriteString(line)
-	return b.String()
-}
