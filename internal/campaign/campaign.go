@@ -271,6 +271,8 @@ func (c *campaign) plan(all []string) error {
 	if c.slice <= 0 {
 		c.slice = min(max(c.fuzzing/time.Duration(2*len(c.targets)), 10*time.Second), 5*time.Minute).Round(time.Second)
 	}
+	// A slice longer than the time left would be no turn at all.
+	c.slice = max(min(c.slice, c.fuzzing-turnStartup), minSlice)
 	var left []string
 	// Each turn also pays go fuzz's start-up and the re-run after it.
 	c.targets, left = planTargets(c.targets, c.fuzzing, c.slice+turnStartup)
@@ -288,6 +290,10 @@ func (c *campaign) plan(all []string) error {
 	}
 	return nil
 }
+
+// firstTurnSlack is how much shorter than planned a first turn may be
+// and still run rather than leave its target unfuzzed.
+const firstTurnSlack = time.Second
 
 // turnStartup is what a turn costs beyond its fuzz time until the
 // campaign has measured it: go fuzz starting its workers, and the re-run
@@ -336,7 +342,9 @@ func (c *campaign) rotate(ctx context.Context) {
 			continue
 		}
 		d := c.turnLength(t)
-		if turn < len(c.targets) && d > left {
+		// The plan's clock started a moment before this one: a first turn
+		// short of its length by less than firstTurnSlack still runs.
+		if turn > 0 && turn < len(c.targets) && d > left+firstTurnSlack {
 			c.unreached = append(c.unreached, c.targets[turn:]...)
 			break
 		}
