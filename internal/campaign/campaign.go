@@ -270,6 +270,11 @@ func (c *campaign) plan(all []string) error {
 	}
 	if c.slice <= 0 {
 		c.slice = min(max(c.fuzzing/time.Duration(2*len(c.targets)), 10*time.Second), 5*time.Minute).Round(time.Second)
+		if len(c.targets) == 1 {
+			// With nothing to rotate to, a second turn would only pay go
+			// fuzz's start-up and baseline again.
+			c.slice = min(c.fuzzing, 5*time.Minute).Round(time.Second)
+		}
 	}
 	// A slice longer than the time left would be no turn at all.
 	c.slice = max(min(c.slice, c.fuzzing-turnStartup), minSlice)

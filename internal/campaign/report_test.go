@@ -143,6 +143,9 @@ func TestPlanCoversBuilding(t *testing.T) {
 	if c.fuzzing != 2*time.Minute || strings.Join(c.targets, ",") != "FuzzGateVsModel" {
 		t.Errorf("fuzzing %v of %v, targets %v", c.fuzzing, c.targets, c.targets)
 	}
+	if c.slice != 2*time.Minute-turnStartup {
+		t.Errorf("one target, slice %v: want one turn of all the time left", c.slice)
+	}
 	for _, want := range []string{"built in 1m0s; 2m0s of -for 3m0s left for fuzzing", "fuzzing FuzzGateVsModel, the targets that judge the gate"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("plan lacks %q:\n%s", want, out.String())
