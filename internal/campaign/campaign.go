@@ -118,8 +118,9 @@ type campaign struct {
 	turnWall    time.Duration // wall time of the turns so far, start-up and re-run included
 	turnAsked   time.Duration // the fuzz time they were given
 	turns       int
-	unreached   []string // planned targets whose first turn no longer fit in the time left
-	interrupted bool     // ctx ended the campaign before its time was up
+	unreached   []string        // planned targets whose first turn no longer fit in the time left
+	wrote       map[string]bool // the reduced scenarios this campaign wrote
+	interrupted bool            // ctx ended the campaign before its time was up
 }
 
 // fuzzPkg is one package with fuzz targets and its instrumented binary.
@@ -277,7 +278,7 @@ func (c *campaign) plan(all []string) error {
 		}
 	}
 	// A slice longer than the time left would be no turn at all.
-	c.slice = max(min(c.slice, c.fuzzing-turnStartup), minSlice)
+	c.slice = max(min(c.slice, (c.fuzzing-turnStartup).Truncate(time.Second)), minSlice)
 	var left []string
 	// Each turn also pays go fuzz's start-up and the re-run after it.
 	c.targets, left = planTargets(c.targets, c.fuzzing, c.slice+turnStartup)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sealgate/sealgate/internal/zoo"
 )
 
 // fakeCampaign is a campaign that ran: two targets, one of which does not
@@ -209,5 +211,49 @@ func TestEveryTargetCounts(t *testing.T) {
 		if !counted[name] {
 			t.Errorf("%s (%s) does not count its runs: the campaign would show go fuzz's lagging count", name, path)
 		}
+	}
+}
+
+// TestPlantedRegressReplaced: a planted bug's reduced file replaces one
+// an earlier run left in its scratch folder, while a second failure of the
+// same check in one campaign, or any earlier file without a planted bug,
+// is kept.
+func TestPlantedRegressReplaced(t *testing.T) {
+	t.Setenv(zoo.FaultsEnv, zoo.ReleaseAtEnd.Name)
+	src, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(zoo.ReleaseAtEnd.Kill.Where)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	failing := func(name string) string {
+		p := filepath.Join(dir, name+".scn")
+		if err := os.WriteFile(p, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	regress := filepath.Join(dir, "regress")
+	c := &campaign{regress: regress, planted: zoo.ReleaseAtEnd.Name, start: time.Now()}
+	c.collect("FuzzGateVsModel", dir, failing("a"), "", "")
+	if len(c.fails) != 1 || c.fails[0].regress == "" || c.fails[0].violation == "" {
+		t.Fatalf("first failure: %+v", c.fails)
+	}
+	name := c.fails[0].regress
+	if err := os.WriteFile(name, []byte("an earlier run's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.collect("FuzzGateVsModel", dir, failing("b"), "", "")
+	if c.fails[1].regress != "" || !strings.Contains(c.fails[1].note, "kept the earlier one") {
+		t.Errorf("a second failure of one check in one campaign: %+v", c.fails[1])
+	}
+	c = &campaign{regress: regress, planted: zoo.ReleaseAtEnd.Name, start: time.Now()}
+	c.collect("FuzzGateVsModel", dir, failing("c"), "", "")
+	if b, _ := os.ReadFile(name); c.fails[0].regress != name || string(b) == "an earlier run's\n" {
+		t.Errorf("a planted run did not replace an earlier run's file: %+v", c.fails[0])
+	}
+	c = &campaign{regress: regress, start: time.Now()}
+	c.collect("FuzzGateVsModel", dir, failing("d"), "", "")
+	if c.fails[0].regress != "" {
+		t.Errorf("without a planted bug an earlier file was replaced: %+v", c.fails[0])
 	}
 }
