@@ -71,10 +71,8 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	}
 	s.st.elapsed += time.Since(s.started)
 	s.account(state)
-	if ctx.Err() == nil {
-		if err := s.rerunAdded(ctx, before); err != nil {
-			return err
-		}
+	if err := s.rerunAdded(ctx, before); err != nil {
+		return err
 	}
 	return s.collectFailure(ctx, runErr)
 }
@@ -194,8 +192,9 @@ func (s *slice) account(state *os.ProcessState) {
 	}
 }
 
-// rerunAdded re-runs with every check the entries go fuzz added to the
-// cache during the slice (the names absent from before).
+// rerunAdded counts the entries go fuzz added to the cache during the
+// slice (the names absent from before) and, unless the campaign was
+// interrupted, re-runs them with every check.
 func (s *slice) rerunAdded(ctx context.Context, before map[string]bool) error {
 	after, err := cacheEntries(s.cacheDir())
 	if err != nil {
@@ -204,6 +203,9 @@ func (s *slice) rerunAdded(ctx context.Context, before map[string]bool) error {
 	added := newEntries(before, after)
 	s.st.newEntries += len(added)
 	s.st.nextInputs = s.log.baselineInputs + len(added)
+	if ctx.Err() != nil {
+		return nil // interrupted: the new inputs are counted, not re-run
+	}
 	cpu, err := s.c.rerunNew(ctx, s.target, added)
 	s.st.cpu[phaseRerun] += cpu
 	s.c.cpu[phaseRerun] += cpu
