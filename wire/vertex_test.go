@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 )
 
 // vChunk is a Gemini chunk whose one part is functionCall fc.
@@ -239,6 +241,9 @@ func TestVertexJSONArray(t *testing.T) {
 	}
 }
 
+// geminiArrayExecs counts FuzzWireGeminiArray's runs for the campaign.
+var geminiArrayExecs = fuzzkit.NewCounter("FuzzWireGeminiArray")
+
 // FuzzWireGeminiArray: arbitrary bytes read as a JSON array stream. The
 // decoder must not panic and must close every attempt it opens.
 func FuzzWireGeminiArray(f *testing.F) {
@@ -251,6 +256,7 @@ func FuzzWireGeminiArray(f *testing.F) {
 	}
 	f.Add([]byte(`[{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","willContinue":true}}]}}],"responseId":"g"}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		geminiArrayExecs.Add()
 		evs, _ := Decode(Gemini, bytes.NewReader(data), Options{Framing: JSONArray, MaxLine: 1 << 16, MaxEvent: 1 << 16, MaxCalls: 16})
 		open := map[string]bool{}
 		for _, e := range evs {

@@ -158,3 +158,25 @@ func printHelp(w io.Writer, fs *flag.FlagSet) {
 		fmt.Fprintf(w, "  -%s %s\n    \t%s\n", f.Name, typ, text)
 	})
 }
+
+// wrapList joins items with ", " into lines of at most width characters,
+// each starting with indent.
+func wrapList(items []string, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for i, it := range items {
+		if i < len(items)-1 {
+			it += ","
+		}
+		if line != indent && len(line)+1+len(it) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += it
+	}
+	b.WriteString(line)
+	return b.String()
+}

@@ -20,6 +20,9 @@ func powerMain(args []string, stdout, stderr io.Writer) int {
 
 Measures how fast each technique (rapid, go fuzz, the corpus) finds each zoo
 bug, over seeds, and writes power.md and power.png into -out.
+
+The zoo's bugs (for -bugs, and for SEALGATE_FAULTS elsewhere):
+`+wrapList(zoo.Names(), "  ", 80)+`
 `, stderr)
 	var o power.Options
 	fs.IntVar(&o.Seeds, "seeds", 10, "runs per bug and randomized technique")
@@ -45,7 +48,7 @@ bug, over seeds, and writes power.md and power.png into -out.
 		for _, n := range strings.Split(*bugs, ",") {
 			b, ok := zoo.ByName(strings.TrimSpace(n))
 			if !ok {
-				fmt.Fprintf(stderr, "sealfuzz power: no zoo bug %q\n", n)
+				fmt.Fprintf(stderr, "sealfuzz power: no zoo bug %q (have %s)\n", n, strings.Join(zoo.Names(), ", "))
 				return 2
 			}
 			o.Bugs = append(o.Bugs, b)

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -23,12 +24,17 @@ import (
 // picks its default.
 type Options struct {
 	Dir     string        // one package to fuzz; "" means every package of the module below the working directory with fuzz targets
-	Total   time.Duration // how long the whole campaign runs (build time excluded)
-	Slice   time.Duration // time per target per turn; 0: Total / (2 x targets), between 10s and 5m
-	Targets []string      // fuzz targets to run; nil: every Fuzz* target
+	Total   time.Duration // how long the whole campaign runs, building included
+	Slice   time.Duration // time per target per turn; 0: the fuzzing time / (2 x targets), between 10s and 5m
+	Targets []string      // fuzz targets to run; nil: every Fuzz* target (with Planted, the GateTargets)
 	Workers int           // go fuzz's workers; 0: GOMAXPROCS
 	Regress string        // where reduced failures go
 	Stop    bool          // stop at the first failure
+
+	// Planted is the zoo bug SEALGATE_FAULTS plants in the gate under
+	// test ("" for none): the campaign then fuzzes only the GateTargets
+	// unless Targets names others, and ends with whether it found the bug.
+	Planted string
 
 	Minimize  time.Duration // go fuzz's -fuzzminimizetime (0: off)
 	Seed      int64         // SEALGATE_FUZZ_SEED, which picks FuzzGateVsModel's generic seeds
@@ -38,12 +44,24 @@ type Options struct {
 	Stdout, Stderr io.Writer
 }
 
+// GateTargets are the fuzz targets whose bodies judge the gate that
+// SEALGATE_FAULTS plants a bug in (the others test parsers, decoders and
+// the real gate alone), by go test name: a planted-bug campaign fuzzes
+// only these unless told otherwise, since time on the others cannot find
+// the bug.
+var GateTargets = []string{"FuzzGateVsModel"}
+
+// ErrInterrupted is Run's error when ctx ended the campaign before its
+// time was up (an interrupt); the summary of what ran was printed.
+var ErrInterrupted = errors.New("interrupted")
+
 // Run builds the instrumented test binaries, fuzzes the targets until
 // o.Total is up or ctx is done, and prints a summary; it returns the number
-// of failures found (each one reduced into o.Regress where it could be).
+// of failures found (each one reduced into o.Regress where it could be),
+// and ErrInterrupted when ctx ended it early.
 func Run(ctx context.Context, o Options) (failures int, err error) {
 	c := &campaign{dir: o.Dir, total: o.Total, slice: o.Slice, targets: o.Targets, workers: o.Workers, regress: o.Regress,
-		stop: o.Stop, minimize: o.Minimize, seed: o.Seed, cacheRoot: o.CacheRoot, fixed: o.Fixed,
+		stop: o.Stop, minimize: o.Minimize, seed: o.Seed, cacheRoot: o.CacheRoot, fixed: o.Fixed, planted: o.Planted,
 		stdout: o.Stdout, stderr: o.Stderr, terminal: isTerminal(o.Stdout),
 		stats: map[string]*targetStats{}, broken: map[string]bool{}}
 	if err := c.run(ctx); err != nil {
@@ -64,8 +82,12 @@ func isTerminal(w io.Writer) bool {
 
 // campaign is one run's settings and everything it has measured so far.
 type campaign struct {
-	dir      string // one package to fuzz; "" means every package of the module with fuzz targets
-	total    time.Duration
+	dir      string        // one package to fuzz; "" means every package of the module with fuzz targets
+	total    time.Duration // building included
+	fuzzing  time.Duration // what building left of total, for the turns
+	start    time.Time     // when the campaign started (building is its first part)
+	built    time.Duration // wall time building took
+	planted  string        // the zoo bug planted in the gate under test, or ""
 	slice    time.Duration
 	targets  []string
 	workers  int
@@ -92,6 +114,13 @@ type campaign struct {
 	stats  map[string]*targetStats
 	fails  []failure
 	broken map[string]bool // targets that fail on a seed: fuzzing them again would stop at once
+
+	turnWall    time.Duration // wall time of the turns so far, start-up and re-run included
+	turnAsked   time.Duration // the fuzz time they were given
+	turns       int
+	unreached   []string        // planned targets whose first turn no longer fit in the time left
+	wrote       map[string]bool // the reduced scenarios this campaign wrote
+	interrupted bool            // ctx ended the campaign before its time was up
 }
 
 // fuzzPkg is one package with fuzz targets and its instrumented binary.
@@ -118,21 +147,43 @@ type targetStats struct {
 }
 
 type failure struct {
-	target  string
-	input   string // the crasher, moved out of testdata/fuzz
-	check   string // the failing check's ID, or the target's own message
-	regress string // the reduced scenario written, if any
-	note    string
+	target    string
+	input     string // the crasher, moved out of testdata/fuzz
+	check     string // the failing check's ID, or the target's own message
+	violation string // the reduced scenario's violation line, when it was reduced
+	regress   string // the reduced scenario written, if any
+	note      string
+	at        time.Duration // since the campaign started
 }
 
 func (c *campaign) run(ctx context.Context) error {
+	c.start = time.Now()
 	tmp, err := os.MkdirTemp("", "sealfuzz-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
 	c.tmp = tmp
+	if c.planted != "" {
+		cache := "from an empty fuzz cache"
+		if c.cacheRoot == "" {
+			// An earlier run's cache would hold inputs close to the bug,
+			// and its baseline would find it again without fuzzing; the
+			// real gate's cache is kept free of a broken gate's inputs.
+			c.cacheRoot = filepath.Join(tmp, "cache")
+		} else {
+			cache = "from the fuzz cache in " + c.cacheRoot
+		}
+		fmt.Fprintf(c.stdout, "planted bug %s: the corpus seeds that would catch it are left out of FuzzGateVsModel's seeds, so go fuzz has to find it, %s; reduced failures go to %s\n",
+			c.planted, cache, c.regress)
+	}
 	all, err := c.build(ctx)
+	c.built = time.Since(c.start)
+	if ctx.Err() != nil {
+		c.interrupted = true
+		fmt.Fprintf(c.stdout, "interrupted after %v, while building: nothing fuzzed\n", c.built.Round(time.Second))
+		return ErrInterrupted
+	}
 	if err != nil {
 		return err
 	}
@@ -140,7 +191,13 @@ func (c *campaign) run(ctx context.Context) error {
 		return err
 	}
 	c.rotate(ctx)
+	if ctx.Err() != nil {
+		c.interrupted = true
+	}
 	c.summary()
+	if c.interrupted {
+		return ErrInterrupted
+	}
 	return nil
 }
 
@@ -197,63 +254,114 @@ func (c *campaign) buildPackage(ctx context.Context, p *fuzzPkg, bin string) ([]
 }
 
 // plan picks the targets to run out of all, the slice, and the first
-// turns' predictions, and says what it chose.
+// turns' predictions, and says what it chose. The turns share what
+// building left of -for.
 func (c *campaign) plan(all []string) error {
 	var err error
-	if c.targets, err = pickTargets(all, c.targets); err != nil {
+	if c.targets, err = pickTargets(all, c.targets, c.planted != ""); err != nil {
 		return err
 	}
-	if c.slice <= 0 {
-		c.slice = min(max(c.total/time.Duration(2*len(c.targets)), 10*time.Second), 5*time.Minute)
+	c.fuzzing = c.total - c.built
+	if c.fuzzing < minSlice+turnStartup {
+		return fmt.Errorf("-for %v is used up by building (%v): give a longer -for", c.total, c.built.Round(time.Second))
 	}
+	fmt.Fprintf(c.stdout, "built in %v; %v of -for %v left for fuzzing\n", c.built.Round(time.Second), c.fuzzing.Round(time.Second), c.total)
+	if c.planted != "" {
+		fmt.Fprintf(c.stdout, "planted bug %s: fuzzing %s, the targets that judge the gate (-targets picks others)\n", c.planted, strings.Join(c.targets, ", "))
+	}
+	if c.slice <= 0 {
+		c.slice = min(max(c.fuzzing/time.Duration(2*len(c.targets)), 10*time.Second), 5*time.Minute).Round(time.Second)
+		if len(c.targets) == 1 {
+			// With nothing to rotate to, a second turn would only pay go
+			// fuzz's start-up and baseline again.
+			c.slice = min(c.fuzzing, 5*time.Minute).Round(time.Second)
+		}
+	}
+	// A slice longer than the time left would be no turn at all.
+	c.slice = max(min(c.slice, (c.fuzzing-turnStartup).Truncate(time.Second)), minSlice)
 	var left []string
-	c.targets, left = planTargets(c.targets, c.total, c.slice)
+	// Each turn also pays go fuzz's start-up and the re-run after it.
+	c.targets, left = planTargets(c.targets, c.fuzzing, c.slice+turnStartup)
 	if len(left) > 0 {
-		fmt.Fprintf(c.stdout, "-for %v holds %d slices of %v: fuzzing %d of %d targets; not fuzzed: %s (give -for %v or more, or a shorter -slice, to run them all)\n",
-			c.total, len(c.targets), c.slice, len(c.targets), len(c.targets)+len(left), strings.Join(left, ", "),
-			c.slice*time.Duration(len(c.targets)+len(left)))
+		fmt.Fprintf(c.stdout, "%v of fuzzing holds %d slices of %v: fuzzing %d of %d targets; not fuzzed: %s (give -for %v or more, or a shorter -slice, to run them all)\n",
+			c.fuzzing.Round(time.Second), len(c.targets), c.slice, len(c.targets), len(c.targets)+len(left), strings.Join(left, ", "),
+			(c.built + (c.slice+turnStartup)*time.Duration(len(c.targets)+len(left))).Round(time.Second))
 	}
 	c.loadGuesses()
 	if c.fixed {
-		fmt.Fprintf(c.stdout, "fuzzing %s for %v, %v per turn\n", strings.Join(c.targets, ", "), c.total, c.slice)
+		fmt.Fprintf(c.stdout, "fuzzing %s for %v, %v per turn\n", strings.Join(c.targets, ", "), c.fuzzing.Round(time.Second), c.slice)
 	} else {
 		fmt.Fprintf(c.stdout, "fuzzing %s for %v, turns of %v or %d times the baseline they start with, up to %v\n",
-			strings.Join(c.targets, ", "), c.total, c.slice, baselineTurns, max(c.slice, c.total/time.Duration(len(c.targets))))
+			strings.Join(c.targets, ", "), c.fuzzing.Round(time.Second), c.slice, baselineTurns, c.fairTurn().Round(time.Second))
 	}
 	return nil
 }
 
+// firstTurnSlack is how much shorter than planned a first turn may be
+// and still run rather than leave its target unfuzzed.
+const firstTurnSlack = time.Second
+
+// turnStartup is what a turn costs beyond its fuzz time until the
+// campaign has measured it: go fuzz starting its workers, and the re-run
+// of what the turn added.
+const turnStartup = 2 * time.Second
+
+// startup is a turn's measured cost beyond its fuzz time (turnStartup
+// before the first turn ends).
+func (c *campaign) startup() time.Duration {
+	if c.turns == 0 {
+		return turnStartup
+	}
+	return max((c.turnWall-c.turnAsked)/time.Duration(c.turns), 0)
+}
+
+// fairTurn is the longest turn: an equal share of the fuzzing time, or
+// -slice if longer.
+func (c *campaign) fairTurn() time.Duration {
+	return max(c.slice, c.fuzzing/time.Duration(max(len(c.targets), 1)))
+}
+
 // rotate gives the targets their turns, one after the other, until the
-// time is up, ctx is done, or no target is left to fuzz.
+// time is up, ctx is done, or no target is left to fuzz. No turn is
+// started that would end after -for: a first turn that no longer fits
+// whole is not started (a cut first turn reads as "fuzzed, nothing
+// found"), and the summary names its target.
 func (c *campaign) rotate(ctx context.Context) {
-	start := time.Now()
-	deadline := start.Add(c.total)
-	c.report = &reporter{every: progressEvery, now: time.Now, last: start, start: start}
+	deadline := c.start.Add(c.total)
+	now := time.Now()
+	c.report = &reporter{every: progressEvery, now: time.Now, last: now, start: c.start}
 	for turn := 0; ctx.Err() == nil; turn++ {
-		left := time.Until(deadline)
-		// A slice too short for go fuzz to gather its baseline coverage
-		// ends in "context deadline exceeded", which is no finding.
 		if len(c.broken) == len(c.targets) || c.stop && len(c.fails) > 0 {
 			break
 		}
-		if left < minSlice && turn >= len(c.targets) {
+		// A slice too short for go fuzz to gather its baseline coverage
+		// ends in "context deadline exceeded", which is no finding.
+		left := time.Until(deadline) - c.startup()
+		if left < minSlice {
+			if turn < len(c.targets) {
+				c.unreached = append(c.unreached, c.targets[turn:]...)
+			}
 			break
 		}
 		t := c.targets[turn%len(c.targets)]
 		if c.broken[t] {
 			continue
 		}
-		d := min(c.turnLength(t), left)
-		if turn < len(c.targets) {
-			// The first turn of each target is whole, even when the
-			// slices before it ran over (start-up, baseline coverage):
-			// planTargets promised it, and a cut first turn reads as
-			// "fuzzed, nothing found".
-			d = c.turnLength(t)
+		d := c.turnLength(t)
+		// The plan's clock started a moment before this one: a first turn
+		// short of its length by less than firstTurnSlack still runs.
+		if turn > 0 && turn < len(c.targets) && d > left+firstTurnSlack {
+			c.unreached = append(c.unreached, c.targets[turn:]...)
+			break
 		}
+		d = min(d, left)
+		start := time.Now()
 		if err := c.fuzzSlice(ctx, t, d, deadline); err != nil {
 			fmt.Fprintf(c.stderr, "%s: %v\n", t, err)
 		}
+		c.turns++
+		c.turnWall += time.Since(start)
+		c.turnAsked += d
 	}
 }
 
@@ -270,9 +378,10 @@ func (c *campaign) packages(ctx context.Context) ([]*fuzzPkg, error) {
 	}
 	wd, _ := os.Getwd()
 	var pkgs []*fuzzPkg
+	want := c.wantedTargets()
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		dir, files, _ := strings.Cut(line, "\t")
-		if !hasFuzzTarget(dir, strings.Split(files, ",")) {
+		if !hasFuzzTarget(dir, strings.Split(files, ","), want) {
 			continue
 		}
 		rel, err := filepath.Rel(wd, dir)
@@ -281,19 +390,50 @@ func (c *campaign) packages(ctx context.Context) ([]*fuzzPkg, error) {
 		}
 		pkgs = append(pkgs, &fuzzPkg{dir: dir, rel: filepath.ToSlash(rel)})
 	}
+	if len(pkgs) == 0 && want != nil {
+		return nil, fmt.Errorf("no package below the working directory has the fuzz targets %s", strings.Join(want, ", "))
+	}
 	if len(pkgs) == 0 {
 		return nil, errors.New("no package below the working directory has fuzz targets")
 	}
 	return pkgs, nil
 }
 
-func hasFuzzTarget(dir string, files []string) bool {
+// wantedTargets is the go test names of the targets the campaign will
+// run, when it knows them before building (-targets, or a planted bug's
+// GateTargets); nil when it runs them all.
+func (c *campaign) wantedTargets() []string {
+	want := c.targets
+	if len(want) == 0 && c.planted != "" {
+		want = GateTargets
+	}
+	var names []string
+	for _, t := range want {
+		t = strings.TrimSpace(t)
+		names = append(names, t[strings.LastIndex(t, "/")+1:])
+	}
+	return names
+}
+
+// hasFuzzTarget says whether the test files of dir declare a fuzz target,
+// one of want when want is not nil: only those packages are built, since
+// building one takes as long as a turn on a loaded machine.
+func hasFuzzTarget(dir string, files, want []string) bool {
 	for _, f := range files {
 		if f == "" {
 			continue
 		}
-		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil && strings.Contains(string(b), "\nfunc Fuzz") {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			continue
+		}
+		if want == nil && strings.Contains(string(b), "\nfunc Fuzz") {
 			return true
+		}
+		for _, w := range want {
+			if strings.Contains(string(b), "\nfunc "+w+"(") {
+				return true
+			}
 		}
 	}
 	return false
@@ -319,7 +459,20 @@ func listTargets(ctx context.Context, bin, dir string) ([]string, error) {
 	return ts, nil
 }
 
-func pickTargets(all, want []string) ([]string, error) {
+// pickTargets is the targets of all that want names, in want's order;
+// with no want, every target, or with a planted bug the GateTargets.
+func pickTargets(all, want []string, planted bool) ([]string, error) {
+	if len(want) == 0 && planted {
+		for _, a := range all {
+			if slices.Contains(GateTargets, a[strings.LastIndex(a, "/")+1:]) {
+				want = append(want, a)
+			}
+		}
+		if len(want) == 0 {
+			return nil, fmt.Errorf("a bug is planted, and none of the targets that judge the gate (%s) is here (have %s): name some with -targets",
+				strings.Join(GateTargets, ", "), strings.Join(all, ", "))
+		}
+	}
 	if len(want) == 0 {
 		return all, nil
 	}

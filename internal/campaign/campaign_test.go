@@ -3,10 +3,12 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,7 +66,7 @@ func TestCampaignFakeTarget(t *testing.T) {
 		t.Fatalf("campaign: %v\n%s", err, errb.String())
 	}
 	report := out.String()
-	for _, want := range []string{"FuzzFails", "FuzzPasses", "summary:"} {
+	for _, want := range []string{"FuzzFails", "FuzzPasses", "summary after"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("summary lacks %q:\n%s", want, report)
 		}
@@ -147,17 +149,27 @@ func TestGoFuzzCatchesUnbounded(t *testing.T) {
 
 // TestCampaignTooLittleTime: with time for one slice and two targets, the
 // campaign says so, runs one target for a whole slice, and lists only it.
+// -for is set once the build is done, to what it took plus 15 s, so that
+// the test does not depend on how long building takes.
 func TestCampaignTooLittleTime(t *testing.T) {
 	needGo(t)
 	dir := t.TempDir()
 	copyDir(t, filepath.Join("testdata", "fake"), dir)
 	var out, errb bytes.Buffer
-	c := &campaign{dir: dir, total: 4 * time.Second, slice: 3 * time.Second, targets: []string{"FuzzPasses", "FuzzFails"},
+	c := &campaign{dir: dir, slice: 10 * time.Second, targets: []string{"FuzzPasses", "FuzzFails"},
 		regress: filepath.Join(dir, "regress"), stdout: &out, stderr: &errb, stats: map[string]*targetStats{}, broken: map[string]bool{},
-		cacheRoot: t.TempDir()}
-	if err := c.run(context.Background()); err != nil {
-		t.Fatalf("campaign: %v\n%s", err, errb.String())
+		cacheRoot: t.TempDir(), tmp: t.TempDir(), start: time.Now()}
+	all, err := c.build(context.Background())
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, errb.String())
 	}
+	c.built = time.Since(c.start)
+	c.total = c.built + 15*time.Second
+	if err := c.plan(all); err != nil {
+		t.Fatal(err)
+	}
+	c.rotate(context.Background())
+	c.summary()
 	report := out.String()
 	if !strings.Contains(report, "fuzzing 1 of 2 targets; not fuzzed: FuzzFails") {
 		t.Errorf("the campaign does not say it runs fewer targets:\n%s", report)
@@ -165,11 +177,75 @@ func TestCampaignTooLittleTime(t *testing.T) {
 	if len(c.targets) != 1 || c.stats["FuzzFails"] != nil {
 		t.Errorf("targets %v, stats %v: want FuzzPasses alone", c.targets, c.stats)
 	}
-	if st := c.stats["FuzzPasses"]; st == nil || st.elapsed < 3*time.Second {
+	if st := c.stats["FuzzPasses"]; st == nil || st.elapsed < 10*time.Second {
 		t.Errorf("FuzzPasses did not get a whole slice: %+v\n%s", st, report)
 	}
-	if strings.Contains(report[strings.Index(report, "summary:"):], "FuzzFails") {
+	if strings.Contains(report[strings.Index(report, "summary"):], "FuzzFails") {
 		t.Errorf("the summary lists a target that never ran:\n%s", report)
+	}
+	if over := time.Since(c.start) - c.total; over > 5*time.Second {
+		t.Errorf("the campaign ran %v past -for", over)
+	}
+}
+
+// syncBuffer is a buffer written by the campaign and read by the test,
+// which calls onLine with the text so far after each write.
+type syncBuffer struct {
+	mu     sync.Mutex
+	b      bytes.Buffer
+	onText func(string)
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, err := s.b.Write(p)
+	if s.onText != nil {
+		s.onText(s.b.String())
+	}
+	return n, err
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestCampaignInterrupted: a campaign whose context ends while a target
+// fuzzes stops that turn, says it was interrupted and after how long,
+// prints the totals so far, and returns ErrInterrupted.
+func TestCampaignInterrupted(t *testing.T) {
+	needGo(t)
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("testdata", "fake"), dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &syncBuffer{}
+	out.onText = func(s string) {
+		if strings.Contains(s, "fuzzing FuzzPasses for") {
+			time.AfterFunc(3*time.Second, cancel)
+			out.onText = nil
+		}
+	}
+	var errb bytes.Buffer
+	start := time.Now()
+	_, err := Run(ctx, Options{Dir: dir, Total: 2 * time.Minute, Targets: []string{"FuzzPasses"}, Regress: filepath.Join(dir, "regress"),
+		CacheRoot: t.TempDir(), Stdout: out, Stderr: &errb})
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("Run: %v, want ErrInterrupted\n%s\n%s", err, out.String(), errb.String())
+	}
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("the interrupted campaign went on for %v", took)
+	}
+	report := out.String()
+	for _, want := range []string{"interrupted after ", "the totals so far:", "FuzzPasses", "total", "CPU time", "no failures"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "summary after") {
+		t.Errorf("an interrupted campaign reads as one that ran its time:\n%s", report)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/sealgate/sealgate/internal/reduce"
 )
@@ -14,7 +15,7 @@ import (
 // reduces it, and saves one scenario per failing check in c.regress. why,
 // when not empty, is added to the failure's note.
 func (c *campaign) collect(target, dir, crasher, message, why string) {
-	f := failure{target: target, input: crasher}
+	f := failure{target: target, input: crasher, at: time.Since(c.start)}
 	defer func() {
 		if why != "" {
 			if f.note != "" {
@@ -37,11 +38,14 @@ func (c *campaign) collect(target, dir, crasher, message, why string) {
 		return
 	}
 	f.check = reduce.ID(res.Err)
+	f.violation = FirstLine(res.Err.Error())
 	name := filepath.Join(c.regress, strings.ToLower(f.check)+".scn")
-	if _, err := os.Stat(name); err == nil {
+	// A planted bug's folder is scratch: an earlier run's file is replaced,
+	// so that the one listed is this run's.
+	if _, err := os.Stat(name); err == nil && (c.wrote[name] || c.planted == "") {
 		f.note = "same check as " + name + " (kept the earlier one)"
 		return
-	} else if !errors.Is(err, os.ErrNotExist) {
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		f.note = err.Error()
 		return
 	}
@@ -54,6 +58,10 @@ func (c *campaign) collect(target, dir, crasher, message, why string) {
 		return
 	}
 	f.regress = name
+	if c.wrote == nil {
+		c.wrote = map[string]bool{}
+	}
+	c.wrote[name] = true
 }
 
 // FirstLine is the first line of a failure message that says something

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // fuzzCache is where go test keeps a package's generated corpus, so that a
@@ -51,6 +52,10 @@ func fuzzCacheIn(gocache, dir string) (string, error) {
 func RunFuzzer(ctx context.Context, bin, dir string, env, args []string, onLine func(string)) (*os.ProcessState, error) {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
+	// Ended early, go fuzz is interrupted as a terminal would, so that it
+	// stops its workers itself; a kill would leave them running.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 10 * time.Second
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}

@@ -57,15 +57,19 @@ func (p cpuPhases) share(ph phase) float64 {
 	return 100 * float64(p[ph]) / float64(t)
 }
 
-// line is the summary's account: the share fuzzing first, then each phase.
+// line is the summary's account of the whole campaign's CPU time, building
+// included: the share fuzzing new inputs, the one share that can find a
+// bug, then every other phase beside it.
 func (p cpuPhases) line() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "CPU time %v: %.1f%% fuzzing new inputs", p.total().Round(time.Second), p.share(phaseFuzz))
+	fmt.Fprintf(&b, "CPU time %v: fuzzing new inputs %.1f%% (%v); the rest:", p.total().Round(time.Second), p.share(phaseFuzz), p[phaseFuzz].Round(100*time.Millisecond))
+	sep := " "
 	for ph := phase(0); ph < numPhases; ph++ {
 		if ph == phaseFuzz {
 			continue
 		}
-		fmt.Fprintf(&b, ", %s %.1f%% (%v)", phaseNames[ph], p.share(ph), p[ph].Round(100*time.Millisecond))
+		fmt.Fprintf(&b, "%s%s %.1f%% (%v)", sep, phaseNames[ph], p.share(ph), p[ph].Round(100*time.Millisecond))
+		sep = ", "
 	}
 	return b.String()
 }
@@ -75,6 +79,7 @@ func (p cpuPhases) line() string {
 type sliceLog struct {
 	baselineDone   bool
 	baselineInputs int           // entries go fuzz re-ran for its baseline
+	baselineRan    int           // of those, the ones it had re-run at its last report
 	baselineWall   time.Duration // elapsed when the baseline completed
 	elapsed        time.Duration // the last elapsed go fuzz printed
 	workers        int           // go fuzz's workers while fuzzing
@@ -105,6 +110,7 @@ func (s *sliceLog) line(l string) (baselineEnded bool) {
 		s.elapsed = d
 	}
 	if b := baselineRE.FindStringSubmatch(l); b != nil && !s.baselineDone {
+		s.baselineRan, _ = strconv.Atoi(b[2])
 		s.baselineInputs, _ = strconv.Atoi(b[3])
 		if b[4] != "" {
 			s.workers, _ = strconv.Atoi(b[5])

@@ -61,8 +61,16 @@ func TestSliceLogLongBaseline(t *testing.T) {
 	var cut sliceLog
 	cut.line("fuzz: elapsed: 0s, gathering baseline coverage: 0/2210 completed")
 	cut.line("fuzz: elapsed: 30s, gathering baseline coverage: 1800/2210 completed")
-	if cut.baselineDone || cut.elapsed != 30*time.Second {
-		t.Errorf("%+v: a baseline cut short is not done", cut)
+	if cut.baselineDone || cut.elapsed != 30*time.Second || cut.baselineRan != 1800 {
+		t.Errorf("%+v: a baseline cut short is not done, and ran 1800 entries", cut)
+	}
+	// The next turn grows to hold the whole baseline the cut one predicts.
+	c := &campaign{slice: 10 * time.Second, fuzzing: 10 * time.Minute, targets: []string{"FuzzA"}, stats: map[string]*targetStats{}}
+	sl := &slice{c: c, st: &targetStats{nextInputs: 2210}, log: cut, atBaseline: -1}
+	c.stats["FuzzA"] = sl.st
+	sl.account(nil)
+	if d := c.turnLength("FuzzA"); d < 5*time.Minute {
+		t.Errorf("after a baseline cut at 1800 of 2210 entries in 30s, the next turn is %v, want 10 x 36.8s capped at 10m", d)
 	}
 	p := sliceCPU(&cut, 70*time.Second, -1, 60*time.Second, true)
 	if p[phaseBaseline] != 60*time.Second || p[phaseFuzz] != 0 || p[phaseCoord] != 10*time.Second {
@@ -101,11 +109,12 @@ func TestSliceCPU(t *testing.T) {
 	}
 }
 
-// TestSummaryShare: the summary's account and its share of fuzzing.
+// TestSummaryShare: the summary's one account of the CPU time, labelled,
+// with every other phase beside it, and each target's row.
 func TestSummaryShare(t *testing.T) {
 	var out bytes.Buffer
-	c := &campaign{stdout: &out, targets: []string{"FuzzA"}, stats: map[string]*targetStats{}}
-	st := &targetStats{elapsed: time.Minute, slices: 2, bodyExecs: 9000, fuzzExecs: 8000}
+	c := &campaign{stdout: &out, targets: []string{"FuzzA"}, stats: map[string]*targetStats{}, start: time.Now()}
+	st := &targetStats{elapsed: time.Minute, slices: 2, bodyExecs: 9000, fuzzExecs: 8000, execs: 7000, newInt: 3, newEntries: 3}
 	st.cpu = cpuPhases{phaseBaseline: 10 * time.Second, phaseFuzz: 80 * time.Second, phaseMinimize: 5 * time.Second, phaseRerun: 5 * time.Second}
 	c.stats["FuzzA"] = st
 	c.cpu = st.cpu
@@ -114,15 +123,19 @@ func TestSummaryShare(t *testing.T) {
 	c.summary()
 	got := out.String()
 	for _, want := range []string{
-		"CPU time 3m20s: 40.0% fuzzing new inputs, building 50.0% (1m40s), baseline 5.0% (10s), minimizing 2.5% (5s), full-check re-run 2.5% (5s), coordinator 0.0% (0s)",
-		"re-run with SEALGATE_CHECKS=full: 12 new cache entries in 2 runs, 3s (CPU 5s), 0 failures",
+		"CPU time 3m20s: fuzzing new inputs 40.0% (1m20s); the rest: building 50.0% (1m40s), baseline 5.0% (10s), minimizing 2.5% (5s), full-check re-run 2.5% (5s), coordinator 0.0% (0s)",
+		"re-run with SEALGATE_CHECKS=full: 12 new inputs in 2 runs, 3s (CPU 5s), 0 failures",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
 	}
-	// FuzzA's own row: 80% of its 1m40s fuzzing, 100 execs per CPU-second of it.
-	if !regexpRow(got, "FuzzA", "9000", "100", "1m40s", "80.0%", "10.0%") {
+	if n := strings.Count(got, "%"); n != 6 {
+		t.Errorf("%d shares in the summary, want the one account's 6 (fuzzing and five phases beside it):\n%s", n, got)
+	}
+	// FuzzA's own row: its own count of execs (not go fuzz's 7000), 100
+	// execs per CPU-second fuzzing, 1m40s of CPU, 3 new inputs.
+	if !regexpRow(got, "FuzzA", "2", "1m0s", "9000", "100", "1m40s", "3", "0") || regexpRow(got, "FuzzA", "7000") {
 		t.Errorf("FuzzA's row is wrong:\n%s", got)
 	}
 }
@@ -234,7 +247,7 @@ func TestRerunCatchesPlanted(t *testing.T) {
 func TestTurnLength(t *testing.T) {
 	cache := t.TempDir()
 	p := &fuzzPkg{cache: cache}
-	c := &campaign{slice: 30 * time.Second, total: 10 * time.Minute, targets: []string{"FuzzA", "FuzzB"},
+	c := &campaign{slice: 30 * time.Second, total: 10 * time.Minute, fuzzing: 10 * time.Minute, targets: []string{"FuzzA", "FuzzB"},
 		where: map[string]*fuzzPkg{"FuzzA": p, "FuzzB": p}, stats: map[string]*targetStats{}}
 	if d := c.turnLength("FuzzA"); d != 30*time.Second {
 		t.Errorf("no baseline known: %v, want the slice", d)

@@ -71,10 +71,8 @@ func (c *campaign) fuzzSlice(ctx context.Context, target string, d time.Duration
 	}
 	s.st.elapsed += time.Since(s.started)
 	s.account(state)
-	if ctx.Err() == nil {
-		if err := s.rerunAdded(ctx, before); err != nil {
-			return err
-		}
+	if err := s.rerunAdded(ctx, before); err != nil {
+		return err
 	}
 	return s.collectFailure(ctx, runErr)
 }
@@ -151,10 +149,12 @@ func (s *slice) progress(m []string) {
 	// counter lags them (docs/research/fuzzing.md), so it is only the fallback for
 	// a target that does not count.
 	shown := s.execs + s.st.execs
-	if _, body, ok := workerCPU(s.execsDir, s.name); ok {
+	var live cpuPhases
+	if cpu, body, ok := workerCPU(s.execsDir, s.name); ok {
 		shown = body + s.st.bodyExecs
+		live = sliceCPU(&s.log, cpu, s.atBaseline, cpu, true)
 	}
-	s.c.progress(s.target, s.st.elapsed+time.Since(s.started), shown, rate, s.newInt+s.st.newInt, s.deadline)
+	s.c.progress(s.target, s.st.elapsed+time.Since(s.started), shown, rate, s.newInt+s.st.newInt, s.deadline, live)
 }
 
 // account adds the slice's counts, its CPU time by phase, and its
@@ -175,6 +175,11 @@ func (s *slice) account(state *os.ProcessState) {
 	st.bodyExecs += execs
 	if !s.log.baselineDone {
 		st.lastBase = s.log.elapsed
+		if s.log.baselineRan > 0 && s.log.elapsed > 0 {
+			// The turn ended inside the baseline: the entries re-run so
+			// far predict the whole, so that the next turn grows to hold it.
+			st.perBase = s.log.elapsed / time.Duration(s.log.baselineRan)
+		}
 		return
 	}
 	st.fuzzExecs += execs - s.execsAtBaseline
@@ -187,8 +192,9 @@ func (s *slice) account(state *os.ProcessState) {
 	}
 }
 
-// rerunAdded re-runs with every check the entries go fuzz added to the
-// cache during the slice (the names absent from before).
+// rerunAdded counts the entries go fuzz added to the cache during the
+// slice (the names absent from before) and, unless the campaign was
+// interrupted, re-runs them with every check.
 func (s *slice) rerunAdded(ctx context.Context, before map[string]bool) error {
 	after, err := cacheEntries(s.cacheDir())
 	if err != nil {
@@ -197,6 +203,9 @@ func (s *slice) rerunAdded(ctx context.Context, before map[string]bool) error {
 	added := newEntries(before, after)
 	s.st.newEntries += len(added)
 	s.st.nextInputs = s.log.baselineInputs + len(added)
+	if ctx.Err() != nil {
+		return nil // interrupted: the new inputs are counted, not re-run
+	}
 	cpu, err := s.c.rerunNew(ctx, s.target, added)
 	s.st.cpu[phaseRerun] += cpu
 	s.c.cpu[phaseRerun] += cpu
@@ -217,12 +226,12 @@ func (s *slice) collectFailure(ctx context.Context, runErr error) error {
 		s.c.collect(s.target, s.p.dir, filepath.Join(s.p.dir, s.crasher), message, "")
 	case s.seed.input != nil:
 		return s.keepFailingSeed(message)
-	case runErr != nil && ctx.Err() == nil && !strings.Contains(message, "context deadline exceeded"):
+	case runErr != nil && ctx.Err() == nil && !strings.Contains(message, "context deadline exceeded") && !strings.Contains(message, "context canceled"):
 		// No new input was written: a seed (corpus/ or testdata/fuzz)
 		// fails, so every later turn of this target would stop at once.
 		s.st.fails++
 		s.c.broken[s.target] = true
-		s.c.fails = append(s.c.fails, failure{target: s.target, check: FirstLine(message),
+		s.c.fails = append(s.c.fails, failure{target: s.target, check: FirstLine(message), at: time.Since(s.c.start),
 			note: fmt.Sprintf("a seed input fails (%v): rerun it with go test -run='^%s$' in %s and fix it first; the target is not fuzzed again this campaign", runErr, s.name, s.p.dir)})
 	}
 	return nil

@@ -23,8 +23,8 @@ const baselineTurns = 10
 //
 // A target's first turn is predicted from the time per entry an earlier
 // campaign saved beside the cache (baselineFile), and the entries in the
-// cache now. No turn is longer than an equal share of -for (or -slice, if
-// longer), so every target still gets its turns.
+// cache now. No turn is longer than an equal share of the fuzzing time (or
+// -slice, if longer), so every target still gets its turns.
 func (c *campaign) turnLength(t string) time.Duration {
 	if c.fixed {
 		return c.slice
@@ -35,8 +35,7 @@ func (c *campaign) turnLength(t string) time.Duration {
 	} else if g, ok := c.guess[t]; ok {
 		predicted = g
 	}
-	fair := max(c.slice, c.total/time.Duration(max(len(c.targets), 1)))
-	return min(max(c.slice, baselineTurns*predicted), fair)
+	return min(max(c.slice, baselineTurns*predicted), c.fairTurn())
 }
 
 // baselineFile, in a package's fuzz cache folder beside the targets'

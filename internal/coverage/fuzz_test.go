@@ -9,6 +9,9 @@ import (
 	"github.com/sealgate/sealgate/model"
 )
 
+// extractExecs counts FuzzExtract's runs for the campaign.
+var extractExecs = fuzzkit.NewCounter("FuzzExtract")
+
 // FuzzExtract: any scenario the gofuzz reading decodes is read without a
 // panic, into catalog features only, the same way twice, and never into a
 // pair the SPEC rules out.
@@ -19,6 +22,7 @@ func FuzzExtract(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		extractExecs.Add()
 		cfg, evs := gen.FromBytes(data)
 		ds := model.Run(cfg, evs)
 		got := coverage.Extract(cfg, evs, ds)

@@ -294,6 +294,15 @@ func ByName(name string) (Bug, bool) {
 	return Bug{}, false
 }
 
+// Names is every bug's name, in All's order: the values FaultsEnv takes.
+func Names() []string {
+	names := make([]string, len(All))
+	for i, b := range All {
+		names[i] = b.Name
+	}
+	return names
+}
+
 // FaultsEnv names the environment variable that plants a zoo bug in the
 // gate under go fuzz and the campaign: a fuzz worker is a separate
 // process, so the choice travels by environment.
@@ -308,11 +317,7 @@ func FromEnv() (*check.Checker, error) {
 	}
 	b, ok := ByName(v)
 	if !ok {
-		var names []string
-		for _, b := range All {
-			names = append(names, b.Name)
-		}
-		return nil, fmt.Errorf("%s=%q: no such bug (have %s)", FaultsEnv, v, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s=%q: no such bug (have %s)", FaultsEnv, v, strings.Join(Names(), ", "))
 	}
 	return b.Checker(), nil
 }
