@@ -39,7 +39,7 @@ func (c *campaign) collect(target, dir, crasher, message, why string) {
 	}
 	f.check = reduce.ID(res.Err)
 	f.violation = FirstLine(res.Err.Error())
-	name := filepath.Join(c.regress, strings.ToLower(f.check)+".scn")
+	name := filepath.Join(c.regress, reduce.FileName(f.check))
 	// A planted bug's folder is scratch: an earlier run's file is replaced,
 	// so that the one listed is this run's.
 	if _, err := os.Stat(name); err == nil && (c.wrote[name] || c.planted == "") {
