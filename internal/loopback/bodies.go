@@ -47,3 +47,34 @@ func ChatDropAfterEnd(t testing.TB) Body {
 	}
 	return Body{Events: events[: len(events)-2 : len(events)-2], Drop: true}
 }
+
+// The Anthropic Messages bodies: one get_weather call ({"location":
+// "Paris"}) after text, and a make_file call cut by max_tokens (real).
+const (
+	AnthropicSingle   = "anthropic/text-then-tool-use.sse"
+	AnthropicMaxToken = "anthropic/max-tokens-mid-tool-use-fine-grained.sse"
+)
+
+// AnthropicDropMidArgs is AnthropicSingle's first ten events (the input so
+// far: {"location": "P), then a broken connection.
+func AnthropicDropMidArgs(t testing.TB) Body {
+	t.Helper()
+	events := Events(Fixture(t, AnthropicSingle))
+	if !bytes.Contains(events[9], []byte(`on\": \"P`)) {
+		t.Fatalf("%s changed: its tenth event is not the second piece of the input", AnthropicSingle)
+	}
+	return Body{Events: events[:10], Drop: true}
+}
+
+// AnthropicDropAfterEnd is AnthropicSingle up to and with its
+// message_delta (stop_reason tool_use; the block had its stop), then a
+// broken connection before message_stop.
+func AnthropicDropAfterEnd(t testing.TB) Body {
+	t.Helper()
+	events := Events(Fixture(t, AnthropicSingle))
+	last := events[len(events)-1]
+	if !bytes.HasPrefix(last, []byte("event: message_stop")) {
+		t.Fatalf("%s changed: its last event is not message_stop", AnthropicSingle)
+	}
+	return Body{Events: events[: len(events)-1 : len(events)-1], Drop: true}
+}
