@@ -94,7 +94,9 @@ func TestAnthropicOverFixtures(t *testing.T) {
 		{"complete", func(t testing.TB) loopback.Body { return loopback.Whole(loopback.Fixture(t, loopback.AnthropicSingle)) },
 			want{ran: []string{`get_weather {"location":"Paris"}`}, results: "ok"},
 			want{ran: []string{`get_weather {"location":"Paris"}`}, results: "ok"}},
-		{"max-tokens-cut", func(t testing.TB) loopback.Body { return loopback.Whole(loopback.Fixture(t, loopback.AnthropicMaxToken)) },
+		{"max-tokens-cut", func(t testing.TB) loopback.Body {
+			return loopback.Whole(loopback.Fixture(t, loopback.AnthropicMaxToken))
+		},
 			want{ran: []string{"make_file {}"}, results: "ok"},
 			want{ran: nil, results: "not run: turn-truncated"}},
 		{"drop-mid-arguments", loopback.AnthropicDropMidArgs,

@@ -50,7 +50,9 @@ func Example() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := requests.Add(1)
 		if n > 1 { // show the observation the model gets back
-			var req struct{ Messages []struct{ Role, Content string } }
+			var req struct {
+				Messages []struct{ Role, Content string }
+			}
 			body, _ := io.ReadAll(r.Body)
 			if err := json.Unmarshal(body, &req); err == nil {
 				m := req.Messages[len(req.Messages)-1]
