@@ -300,7 +300,7 @@ func (s *Gate) ToolMiddleware() compose.ToolMiddleware {
 				if why != "" {
 					return &compose.ToolOutput{Result: NotRun(why)}, nil
 				}
-				out, err := next(ctx, released(in, d))
+				out, err := next(withRelease(ctx, d), released(in, d))
 				s.ack(d, err)
 				return out, err
 			}
@@ -311,7 +311,7 @@ func (s *Gate) ToolMiddleware() compose.ToolMiddleware {
 				if why != "" {
 					return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{NotRun(why)})}, nil
 				}
-				out, err := next(ctx, released(in, d))
+				out, err := next(withRelease(ctx, d), released(in, d))
 				s.ack(d, err)
 				return out, err
 			}
@@ -322,7 +322,7 @@ func (s *Gate) ToolMiddleware() compose.ToolMiddleware {
 				if why != "" {
 					return &compose.EnhancedInvokableToolOutput{Result: notRunResult(why)}, nil
 				}
-				out, err := next(ctx, released(in, d))
+				out, err := next(withRelease(ctx, d), released(in, d))
 				s.ack(d, err)
 				return out, err
 			}
@@ -333,7 +333,7 @@ func (s *Gate) ToolMiddleware() compose.ToolMiddleware {
 				if why != "" {
 					return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{notRunResult(why)})}, nil
 				}
-				out, err := next(ctx, released(in, d))
+				out, err := next(withRelease(ctx, d), released(in, d))
 				s.ack(d, err)
 				return out, err
 			}
@@ -343,6 +343,20 @@ func (s *Gate) ToolMiddleware() compose.ToolMiddleware {
 
 func notRunResult(why string) *schema.ToolResult {
 	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: NotRun(why)}}}
+}
+
+type releaseKey struct{}
+
+func withRelease(ctx context.Context, d sealgate.Decision) context.Context {
+	return context.WithValue(ctx, releaseKey{}, d)
+}
+
+// ReleaseFrom is, inside a tool the middleware runs, the gate's release of
+// its call: its key, for a tool that keeps its own ledger or passes the key
+// on (as MCP's _meta does).
+func ReleaseFrom(ctx context.Context) (sealgate.Decision, bool) {
+	d, ok := ctx.Value(releaseKey{}).(sealgate.Decision)
+	return d, ok
 }
 
 // released is the tool input with the gate's bytes for arguments: the tool

@@ -30,8 +30,9 @@ type rawTool struct {
 }
 
 type ranLog struct {
-	mu   sync.Mutex
-	runs []string // "tool args"
+	mu     sync.Mutex
+	runs   []string // "tool args"
+	sealed int      // runs whose context held the release of exactly those args
 }
 
 func (l *ranLog) add(s string) {
@@ -53,8 +54,13 @@ func (t rawTool) Info(context.Context) (*schema.ToolInfo, error) {
 		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"city": {Type: schema.String}})}, nil
 }
 
-func (t rawTool) InvokableRun(_ context.Context, args string, _ ...tool.Option) (string, error) {
+func (t rawTool) InvokableRun(ctx context.Context, args string, _ ...tool.Option) (string, error) {
 	t.ran.add(t.name + " " + args)
+	if d, ok := sealeino.ReleaseFrom(ctx); ok && d.Key != "" && string(d.Args) == args && d.Tool == t.name {
+		t.ran.mu.Lock()
+		t.ran.sealed++
+		t.ran.mu.Unlock()
+	}
 	return "ok", nil
 }
 
@@ -72,6 +78,7 @@ func gateConfig() sealgate.Config {
 // the error it returned, and the tool results it sent back to the model.
 type outcome struct {
 	ran     []string
+	sealed  int // runs that had their release in their context
 	answer  string
 	err     error
 	results string // the second request's body (the tool results), if any
@@ -127,6 +134,7 @@ func runAgent(t *testing.T, srv *loopback.Server, protect bool) outcome {
 	}
 	out.err = err
 	out.ran = ran.list()
+	out.sealed = ran.sealed
 	if reqs := srv.Requests(); len(reqs) > 1 {
 		out.results = string(reqs[1])
 	}
@@ -178,6 +186,9 @@ func TestAgentOverFixtures(t *testing.T) {
 				got := runAgent(t, srv, protect)
 				if !slices.Equal(got.ran, w.ran) {
 					t.Errorf("%s ran %q, want %q (error %v)", mode, got.ran, w.ran, got.err)
+				}
+				if protect && got.sealed != len(got.ran) {
+					t.Errorf("%s: %d of %d runs found their release (ReleaseFrom)", mode, got.sealed, len(got.ran))
 				}
 				switch {
 				case w.errHas == "" && got.err != nil:

@@ -76,6 +76,7 @@ func runAnthropic(t *testing.T, srv *loopback.Server, protect bool) outcome {
 	}
 	ran.mu.Lock()
 	out.ran = slices.Sorted(slices.Values(ran.runs))
+	out.sealed = ran.sealed
 	ran.mu.Unlock()
 	return out
 }
@@ -117,6 +118,9 @@ func TestAnthropicOverFixtures(t *testing.T) {
 				got := runAnthropic(t, srv, protect)
 				if !slices.Equal(got.ran, w.ran) {
 					t.Errorf("%s ran %q, want %q (error %v)", mode, got.ran, w.ran, got.err)
+				}
+				if protect && got.sealed != len(got.ran) {
+					t.Errorf("%s: %d of %d runs found their release (ReleaseFrom)", mode, got.sealed, len(got.ran))
 				}
 				switch {
 				case w.errHas == "" && got.err != nil:

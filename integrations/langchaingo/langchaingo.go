@@ -162,9 +162,18 @@ func (w *tool) Call(ctx context.Context, input string) (string, error) {
 	if why != "" {
 		return NotRun(why), nil
 	}
-	out, err := w.t.Call(ctx, in)
+	out, err := w.t.Call(context.WithValue(ctx, releaseKey{}, d), in)
 	w.s.ack(ctx, d, err)
 	return out, err
+}
+
+type releaseKey struct{}
+
+// ReleaseFrom is, inside a tool that Tool runs, the gate's release of its
+// call: its key, for a tool that keeps its own ledger or passes the key on.
+func ReleaseFrom(ctx context.Context) (sealgate.Decision, bool) {
+	d, ok := ctx.Value(releaseKey{}).(sealgate.Decision)
+	return d, ok
 }
 
 // NotRun is the observation of a call the gate did not release.

@@ -26,15 +26,19 @@ type recTool struct {
 }
 
 type ranLog struct {
-	mu   sync.Mutex
-	runs []string
+	mu     sync.Mutex
+	runs   []string
+	sealed int // runs whose context held the release of exactly that input
 }
 
 func (t recTool) Name() string        { return t.name }
 func (t recTool) Description() string { return "a tool under test" }
-func (t recTool) Call(_ context.Context, input string) (string, error) {
+func (t recTool) Call(ctx context.Context, input string) (string, error) {
 	t.ran.mu.Lock()
 	t.ran.runs = append(t.ran.runs, t.name+" "+input)
+	if d, ok := seallcg.ReleaseFrom(ctx); ok && d.Key != "" && string(d.Args) == input && d.Tool == t.name {
+		t.ran.sealed++
+	}
 	t.ran.mu.Unlock()
 	return "ok", nil
 }
@@ -59,6 +63,7 @@ func (m streaming) GenerateContent(ctx context.Context, msgs []llms.MessageConte
 
 type outcome struct {
 	ran     []string
+	sealed  int // runs that had their release in their context
 	err     error
 	results string // the second request's body (the tool results), if any
 }
@@ -102,6 +107,7 @@ func runAgent(t *testing.T, srv *loopback.Server, protect bool) outcome {
 	out.err = err
 	ran.mu.Lock()
 	out.ran = slices.Sorted(slices.Values(ran.runs))
+	out.sealed = ran.sealed
 	ran.mu.Unlock()
 	if reqs := srv.Requests(); len(reqs) > 1 {
 		out.results = string(reqs[1])
@@ -149,6 +155,9 @@ func TestAgentOverFixtures(t *testing.T) {
 				got := runAgent(t, srv, protect)
 				if !slices.Equal(got.ran, w.ran) {
 					t.Errorf("%s ran %q, want %q (error %v)", mode, got.ran, w.ran, got.err)
+				}
+				if protect && got.sealed != len(got.ran) {
+					t.Errorf("%s: %d of %d runs found their release (ReleaseFrom)", mode, got.sealed, len(got.ran))
 				}
 				switch {
 				case w.errHas == "" && got.err != nil:
