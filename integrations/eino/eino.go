@@ -93,12 +93,12 @@ func (s *Gate) HTTPClient() *http.Client { return &http.Client{Transport: s.guar
 func (s *Gate) Guard() *guard.Guard { return s.guard }
 
 // modelCall identifies a model call by its messages: eino's retry passes
-// the very same slice again, while the next call of an agent loop has more
-// messages (the tool results).
+// the very same messages again, while the next call of an agent loop has
+// more (the tool results), and another conversation other ones (a shared
+// system message may be the first of many).
 type modelCall struct {
-	first *schema.Message
-	n     int
-	turn  string
+	msgs []*schema.Message
+	turn string
 }
 
 // keep bounds what the Gate remembers of model calls and of reject reasons:
@@ -160,16 +160,16 @@ func (s *Gate) turnFor(in *model.CallbackInput) string {
 	defer s.mu.Unlock()
 	var c modelCall
 	if in != nil && len(in.Messages) > 0 {
-		c = modelCall{first: in.Messages[0], n: len(in.Messages)}
+		c.msgs = slices.Clone(in.Messages)
 		for _, old := range slices.Backward(s.calls) {
-			if old.first == c.first && old.n == c.n {
+			if slices.Equal(old.msgs, c.msgs) {
 				return old.turn
 			}
 		}
 	}
 	s.turns++
 	c.turn = s.prefix + strconv.Itoa(s.turns)
-	if c.first != nil {
+	if c.msgs != nil {
 		s.calls = append(s.calls, c)
 		if len(s.calls) > keep {
 			s.calls = slices.Delete(s.calls, 0, len(s.calls)-keep)
