@@ -78,3 +78,11 @@ func AnthropicDropAfterEnd(t testing.TB) Body {
 	}
 	return Body{Events: events[: len(events)-1 : len(events)-1], Drop: true}
 }
+
+// ChatEndMidArgs is ChatSingle's first six events (the arguments so far:
+// {"city":"Edinburgh), then a clean end of the body: no finish_reason, no
+// [DONE], as when a proxy closes the stream politely.
+func ChatEndMidArgs(t testing.TB) Body {
+	t.Helper()
+	return Body{Events: Events(Fixture(t, ChatSingle))[:6]}
+}
