@@ -2,11 +2,11 @@
 // over the OpenAI Chat, OpenAI Responses and Anthropic providers.
 
 import { streamText, tool, jsonSchema } from 'ai';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createAnthropic } from '@ai-sdk/anthropic';
 
 // The SDK's compatibility warnings (an unknown model name) go to stderr on every run: not a finding.
 globalThis.AI_SDK_LOG_WARNINGS = false;
-import { createOpenAI } from '@ai-sdk/openai';
-import { createAnthropic } from '@ai-sdk/anthropic';
 
 const docs =
   'ai docs, "Tool Calling": "When a model uses a tool, it is called a tool call and the output of the tool is called a tool result"; ' +
