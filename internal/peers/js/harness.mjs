@@ -130,6 +130,8 @@ async function run(server, req) {
   } else if (res.err) {
     reply.error = errorText(res.err);
   }
+  reply.delivered = sess.delivered();
+  reply.eof = sess.eof;
   ctl.abort();
   server.finish(sess);
   current = null;

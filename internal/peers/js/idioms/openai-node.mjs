@@ -47,6 +47,16 @@ export const idioms = [
     docs:
       'openai-node, `runTools`: "A convenience helper for using tool calls with the /chat/completions endpoint which automatically calls the JavaScript functions you provide and sends their results back to the /chat/completions endpoint, looping as long as the model requests function calls."; `parse`: "the parsed arguments to pass to `function`".',
     async run(ctx) {
+      // The callback gets no call id; the runner calls the tools of the
+      // last assistant message in order, so the first unclaimed call of the
+      // tool is this one (the harness needs the id, the application does not).
+      const claimed = new Set();
+      const callOf = (runner, name) => {
+        const msg = runner.messages.findLast((m) => m.role === 'assistant' && m.tool_calls?.length);
+        const tc = msg?.tool_calls?.find((t) => t.type === 'function' && t.function.name === name && !claimed.has(t.id));
+        if (tc) claimed.add(tc.id);
+        return tc?.id;
+      };
       const runner = client(ctx).chat.completions.runTools(
         {
           model: 'gpt-peer',
@@ -59,8 +69,8 @@ export const idioms = [
               description: `the ${name} tool`,
               parameters: { type: 'object' },
               parse: JSON.parse,
-              function: async (args) => {
-                ctx.exec({ tool: name, args });
+              function: async (args, runner) => {
+                ctx.exec({ tool: name, call: callOf(runner, name), args });
                 return 'ok';
               },
             },

@@ -23,7 +23,7 @@ async function readAll(ctx) {
 
 export const idioms = ['openai-chat', 'openai-responses', 'anthropic'].map((protocol) => ({
   name: `raw/${protocol}`,
-  module: '',
+  module: 'github.com/sealgate/sealgate',
   protocol,
   control: true,
   idiom: 'no SDK: the body read through the stepped fetch, each read returned with its stamp; Go decodes it with wire and gates it',
