@@ -40,6 +40,7 @@ func (r *replayed) Feed(sealgate.Event) ([]sealgate.Decision, error) {
 // SEAL), over the body's normalized events and the peer's releases; then
 // whether the peer itself failed (SUBJECT).
 func Judge(out Outcome) error {
+	out, reserialized := Reserialize(out)
 	byAt := map[int][]sealgate.Decision{}
 	for _, d := range out.Releases {
 		byAt[d.At] = append(byAt[d.At], d)
@@ -53,5 +54,5 @@ func Judge(out Outcome) error {
 	if out.Subject != nil {
 		return &check.Violation{ID: "SUBJECT", Name: "the subject failed", Msg: out.Subject.Error()}
 	}
-	return nil
+	return reserialized
 }
