@@ -82,7 +82,7 @@ func TestJSVersionsArePinned(t *testing.T) {
 	}
 }
 
-// jsIdioms are the idioms issue 25 names, whose names reports compare
+// jsIdioms are the idioms the suite promises by name, so that reports compare
 // across versions.
 var jsIdioms = []string{"vercel-chat", "vercel-responses", "vercel-anthropic", "openai-node-runtools", "openai-node-args-done",
 	"openai-node-chat-careful", "openai-node-responses-args-done", "openai-node-responses-careful", "anthropic-ts-tool-runner",

@@ -138,8 +138,13 @@ func TestReserialize(t *testing.T) {
 	if err := Judge(fixed); err != nil {
 		t.Errorf("with the call's bytes back, the release breaks %v", err)
 	}
-	if err := Judge(out); err == nil || reduce.ID(err) != "I2" {
-		t.Errorf("the reserialized bytes as given: %v, want I2", err)
+	if err := Judge(out); err == nil || reduce.ID(err) != "I2-reserialized" {
+		t.Errorf("Judge: %v, want I2-reserialized", err)
+	}
+	asBytes := out
+	asBytes.Objects = []bool{false}
+	if err := Judge(asBytes); err == nil || reduce.ID(err) != "I2" {
+		t.Errorf("the same bytes from an API that keeps bytes: %v, want I2", err)
 	}
 	if _, v := Reserialize(rel(`{"1":3,"b":1}`)); v != nil {
 		t.Errorf("a changed value is not a reserialization: %v", v)
