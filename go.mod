@@ -2,6 +2,9 @@ module github.com/sealgate/sealgate
 
 go 1.26.0
 
+// npm's packages for the JavaScript peers are no Go code.
+ignore ./internal/peers/js/node_modules
+
 require (
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/go-json-experiment/json v1.27.2

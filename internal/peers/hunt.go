@@ -33,7 +33,7 @@ func Build(p wire.Protocol, events []sealgate.Event, f Fault) (Body, bool) {
 	if err != nil || len(enc) == 0 {
 		return Body{}, false
 	}
-	return f.Apply(Body{Protocol: p, Events: SplitEvents(enc)}), true
+	return f.Apply(Body{Protocol: p, Events: SplitEvents(Enrich(p, enc))}), true
 }
 
 // Finding is one distinct violation: a peer and the invariant it broke.

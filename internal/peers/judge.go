@@ -37,9 +37,13 @@ func (r *replayed) Feed(sealgate.Event) ([]sealgate.Decision, error) {
 // Judge says which check an outcome breaks, or nil: check's catalog as it
 // applies to a subject with the peer's capabilities (I1, I2, I3's release
 // half, I4's release half, I7 within the run, I11's double verdicts,
-// SEAL), over the body's normalized events and the peer's releases; then
-// whether the peer itself failed (SUBJECT).
+// SEAL), over the body's normalized events and the peer's releases, an
+// object API's faithful reserialization judged with the call's own bytes
+// (Reserialize); then whether the peer itself failed (SUBJECT); then
+// whether an object API changed the bytes only as JavaScript's
+// JSON.parse and JSON.stringify do (I2-reserialized).
 func Judge(out Outcome) error {
+	out, reserialized := Reserialize(out)
 	byAt := map[int][]sealgate.Decision{}
 	for _, d := range out.Releases {
 		byAt[d.At] = append(byAt[d.At], d)
@@ -53,5 +57,5 @@ func Judge(out Outcome) error {
 	if out.Subject != nil {
 		return &check.Violation{ID: "SUBJECT", Name: "the subject failed", Msg: out.Subject.Error()}
 	}
-	return nil
+	return reserialized
 }
