@@ -44,6 +44,12 @@ func peersMain(args []string, stdout, stderr io.Writer) int {
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
+	if *replay != "" {
+		if p, ok := peers.Lookup(storedPeer(*replay)); ok {
+			// a body of an in-process peer needs no peer process
+			return peers.ReplayFile(*replay, &peers.Set{Peers: []*peers.Peer{p}}, stdout, stderr)
+		}
+	}
 	set, code := openPeers(*only, stderr)
 	if set == nil {
 		return code
@@ -129,4 +135,14 @@ func firstLineOf(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// storedPeer is the peer a stored body's header names, or "".
+func storedPeer(path string) string {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "" // ReplayFile says what is wrong with the file
+	}
+	h, _ := peers.ParseStored(src)
+	return h.Peer
 }

@@ -156,7 +156,11 @@ func place(m Meaning, body Body, rec Record) Outcome {
 	for _, s := range rec.Releases {
 		rel := s.Release
 		if rel.Attempt == "" && rel.Item == "" {
-			rel.Attempt, rel.Item = found.find(rel)
+			var call string
+			rel.Attempt, rel.Item, call = found.find(rel)
+			if rel.Call == "" {
+				rel.Call = call // the SDK gave the tool no id: the call it ran is the one found
+			}
 		}
 		key := rel.Key
 		if key == "" {
@@ -185,8 +189,8 @@ func place(m Meaning, body Body, rec Record) Outcome {
 
 // subjectFailure says how the peer itself failed, or nil: a crash or a
 // hang always; an error only on a body that no fault touched, that wire
-// reads without error and whose attempts all closed complete, since an SDK
-// that errors there fails its user on a good answer.
+// reads without error and that holds one attempt, closed complete, since an
+// SDK that errors there fails its user on a good answer.
 func subjectFailure(m Meaning, body Body, rec Record) error {
 	at := m.At(rec.Delivered, rec.EOF)
 	switch {
@@ -204,16 +208,18 @@ func cleanBody(m Meaning, body Body) bool {
 	if body.Faulted || body.Reset || m.Err != nil {
 		return false
 	}
-	closed := false
+	closes := 0
 	for _, ev := range m.Events {
 		if ev.Kind == sealgate.Close {
 			if ev.Status != sealgate.Complete {
 				return false
 			}
-			closed = true
+			closes++
 		}
 	}
-	return closed
+	// A body holds one response: a second attempt in it is a stream no
+	// vendor sends, which an SDK may rightly refuse.
+	return closes == 1
 }
 
 // callFinder finds the call an unnamed release executes: by its call id,
@@ -253,15 +259,15 @@ func newCallFinder(events []sealgate.Event) *callFinder {
 	return f
 }
 
-func (f *callFinder) find(rel Release) (attempt, item string) {
-	pick := func(ok func(foundCall) bool) (string, string, bool) {
+func (f *callFinder) find(rel Release) (attempt, item, call string) {
+	pick := func(ok func(foundCall) bool) (foundCall, bool) {
 		for i, c := range f.calls {
 			if !f.used[i] && ok(c) {
 				f.used[i] = true
-				return c.attempt, c.item, true
+				return c, true
 			}
 		}
-		return "", "", false
+		return foundCall{}, false
 	}
 	want := string(sealgate.Compact(rel.Args))
 	for _, ok := range []func(foundCall) bool{
@@ -269,11 +275,11 @@ func (f *callFinder) find(rel Release) (attempt, item string) {
 		func(c foundCall) bool { return c.tool == rel.Tool && string(sealgate.Compact(c.args)) == want },
 		func(c foundCall) bool { return c.tool == rel.Tool },
 	} {
-		if a, i, hit := pick(ok); hit {
-			return a, i
+		if c, hit := pick(ok); hit {
+			return c.attempt, c.item, c.call
 		}
 	}
-	return "?", "?"
+	return "?", "?", ""
 }
 
 // firstLines keeps the first n lines of s.
