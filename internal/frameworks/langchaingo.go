@@ -6,10 +6,12 @@ import (
 	"github.com/sealgate/sealgate/internal/peers"
 	"github.com/sealgate/sealgate/wire"
 	"github.com/tmc/langchaingo/agents"
+	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/anthropic"
 	"github.com/tmc/langchaingo/llms/openai"
+	"github.com/tmc/langchaingo/schema"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -19,17 +21,30 @@ const (
 	langchaingoDocsAn = "GenerateContent returns a ContentResponse whose choices carry the model's ToolCalls for the application to run"
 )
 
-// lcTool is a langchaingo tool: Call gets the input string and no call id.
+// lcTool is a langchaingo tool: Call gets the input string and no call
+// id; the id of the action being run is taken from the executor's
+// callbacks, which announce each action just before its tool is called.
 type lcTool struct {
-	name string
-	emit func(peers.Release)
+	name   string
+	action *actionID
+	emit   func(peers.Release)
+}
+
+// actionID is the call id of the action the executor is running.
+type actionID struct {
+	callbacks.SimpleHandler
+	id string
+}
+
+func (a *actionID) HandleAgentAction(_ context.Context, action schema.AgentAction) {
+	a.id = action.ToolID
 }
 
 func (t lcTool) Name() string        { return t.name }
 func (t lcTool) Description() string { return "a tool under test" }
 
 func (t lcTool) Call(_ context.Context, input string) (string, error) {
-	t.emit(peers.Release{Tool: t.name, Args: []byte(input)})
+	t.emit(peers.Release{Call: t.action.id, Tool: t.name, Args: []byte(input)})
 	return "ok", nil
 }
 
@@ -41,13 +56,18 @@ func lcFunctionsAgent(ctx context.Context, c peers.Conn, emit func(peers.Release
 	if err != nil {
 		return err
 	}
+	action := &actionID{}
 	var ts []tools.Tool
 	for _, name := range c.Tools {
-		ts = append(ts, lcTool{name: name, emit: emit})
+		ts = append(ts, lcTool{name: name, action: action, emit: emit})
 	}
 	agent := agents.NewOpenAIFunctionsAgent(llm, ts)
-	exec := agents.NewExecutor(agent, agents.WithMaxIterations(3))
-	_, err = chains.Call(ctx, exec, map[string]any{"input": "What is the weather?"})
+	exec := agents.NewExecutor(agent, agents.WithMaxIterations(3), agents.WithCallbacksHandler(action))
+	// The agent's own streaming func (set when it has a callbacks handler)
+	// is overridden by the chain's call options, so streaming is turned on
+	// there.
+	_, err = chains.Call(ctx, exec, map[string]any{"input": "What is the weather?"},
+		chains.WithStreamingFunc(func(context.Context, []byte) error { return nil }))
 	return err
 }
 
@@ -55,7 +75,7 @@ func lcFunctionsAgent(ctx context.Context, c peers.Conn, emit func(peers.Release
 // the tool calls of the response's choices.
 func lcAnthropicGenerate(ctx context.Context, c peers.Conn, emit func(peers.Release)) error {
 	llm, err := anthropic.New(anthropic.WithToken("sk-ant-peer-offline"), anthropic.WithBaseURL(c.BaseURL+"/v1"),
-		anthropic.WithModel("claude-peer"), anthropic.WithHTTPClient(c.HTTP))
+		anthropic.WithModel("claude-peer"), anthropic.WithHTTPClient(usageClient(c)))
 	if err != nil {
 		return err
 	}
@@ -87,7 +107,7 @@ func lcAnthropicGenerate(ctx context.Context, c peers.Conn, emit func(peers.Rele
 var (
 	lcOpenAIFunctions = &peers.Peer{
 		Name: "langchaingo/openai-functions", Module: langchaingoModule, Protocol: wire.OpenAIChat, Docs: langchaingoDocsFn,
-		Idiom: "agents.NewOpenAIFunctionsAgent over llms/openai, streaming, under agents.NewExecutor; chains.Call; a tools.Tool's Call(ctx, input) is the release",
+		Idiom: "agents.NewOpenAIFunctionsAgent over llms/openai under agents.NewExecutor; chains.Call with chains.WithStreamingFunc; a tools.Tool's Call(ctx, input) is the release",
 		Drive: lcFunctionsAgent,
 	}
 	lcAnthropic = &peers.Peer{

@@ -7,6 +7,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/sealgate/sealgate/internal/peers"
 )
 
@@ -15,6 +17,4 @@ func all() []*peers.Peer {
 	return []*peers.Peer{einoReactRaw, einoReactInfer, einoADK, lcOpenAIFunctions, lcAnthropic}
 }
 
-func main() {
-	_ = all()
-}
+func main() { os.Exit(peers.ServeProcess(os.Stdin, os.Stdout, all())) }
