@@ -55,30 +55,3 @@ func TestCompleteCallRunsOnce(t *testing.T) {
 		})
 	}
 }
-
-// TestHalfArgument is the classic: the stream stops after "Edinburgh, by a
-// length cut, or by a body that ends, or by a broken connection.
-func TestHalfArgument(t *testing.T) {
-	cases := []struct {
-		name string
-		evs  []sealgate.Event
-		f    peers.Fault
-	}{
-		{"length", oneCall(sealgate.Truncated, `{"city":`, `"Edinburgh`), peers.Fault{}},
-		{"ends", oneCall(sealgate.Complete, `{"city":`, `"Edinburgh`, `"}`), peers.Fault{Kind: peers.CutAfter, At: 3}},
-		{"reset", oneCall(sealgate.Complete, `{"city":`, `"Edinburgh`, `"}`), peers.Fault{Kind: peers.ResetInside, At: 4}},
-	}
-	for _, p := range all() {
-		for _, c := range cases {
-			b, ok := peers.Build(p.Protocol, c.evs, c.f)
-			if !ok {
-				continue
-			}
-			out, err := runner.Run(p, b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s %s: releases %v err %v subject %v: %v", p.Name, c.name, out.Releases, out.SDKErr, out.Subject, peers.Judge(out))
-		}
-	}
-}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/sealgate/sealgate/internal/peers"
+	"github.com/sealgate/sealgate/internal/trial"
+	"github.com/sealgate/sealgate/wire"
+)
+
+var (
+	measureFor    = flag.Duration("measure.for", 0, "TestMeasure: run the peers campaign over the framework idioms for this generated-stream budget (0: skip)")
+	measureOut    = flag.String("measure.out", "", "TestMeasure: folder for the report (README.md, peers.png)")
+	measureBodies = flag.String("measure.bodies", "", "TestMeasure: folder for the reduced bodies (.sse, .scn)")
+)
+
+// withControls is the framework idioms and the project's gate for each of
+// their protocols.
+func withControls() []*peers.Peer {
+	ps := all()
+	for _, c := range peers.Controls() {
+		if c.Protocol == wire.OpenAIChat || c.Protocol == wire.Anthropic {
+			ps = append(ps, c)
+		}
+	}
+	return ps
+}
+
+// TestMeasure is `sealfuzz peers` over the framework idioms: the corpus,
+// machine streams, then generated streams for -measure.for; it prints each
+// finding with its count and time to first finding, and reduces each.
+//
+//	go test -run TestMeasure -v -measure.for 60s -measure.out /tmp/fw -measure.bodies /tmp/fw/bodies
+func TestMeasure(t *testing.T) {
+	if *measureFor == 0 {
+		t.Skip("a measured run: give -measure.for")
+	}
+	start := time.Now()
+	code := peers.Campaign{Peers: withControls(), Corpus: trial.Embedded, Seed: 1, Machine: 200, Budget: *measureFor,
+		Tries: 2000, Report: *measureOut, Bodies: *measureBodies}.Run(os.Stdout, os.Stderr)
+	t.Logf("campaign took %s, exit %d", time.Since(start).Round(time.Millisecond), code)
+	if code != 0 {
+		t.Errorf("campaign exit %d", code)
+	}
+}
