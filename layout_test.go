@@ -10,7 +10,7 @@ import (
 // topLevel is what the module's root may hold: the packages a user imports,
 // and the folders the suite is read from. Research instruments live under
 // internal/, so that no import path is API by accident.
-var topLevel = []string{"boltledger", "check", "cmd", "corpus", "docs", "examples", "gate", "guard",
+var topLevel = []string{"boltledger", "check", "cmd", "corpus", "docs", "examples", "gate", "guard", "integrations",
 	"internal", "model", "scn", "stdiogate", "wire"}
 
 // TestTopLevelFolders: the root holds only the folders of topLevel.

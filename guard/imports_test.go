@@ -22,6 +22,11 @@ func gateUserPackages(t *testing.T) []string {
 // each import of an SDK package, as "importer -> imported", for a package
 // outside the SDKs (their own imports of one another are not news).
 func sdkImports(t *testing.T, args ...string) []string {
+	return moduleImports(t, sdkModules, args...)
+}
+
+// moduleImports is sdkImports for any list of modules.
+func moduleImports(t *testing.T, modules []string, args ...string) []string {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -35,7 +40,7 @@ func sdkImports(t *testing.T, args ...string) []string {
 		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	isSDK := func(p string) bool {
-		return slices.ContainsFunc(sdkModules, func(m string) bool { return p == m || strings.HasPrefix(p, m+"/") })
+		return slices.ContainsFunc(modules, func(m string) bool { return p == m || strings.HasPrefix(p, m+"/") })
 	}
 	var found []string
 	for line := range strings.Lines(string(out)) {

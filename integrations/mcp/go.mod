@@ -1,0 +1,22 @@
+module github.com/sealgate/sealgate/integrations/mcp
+
+go 1.26.0
+
+replace github.com/sealgate/sealgate => ../..
+
+require github.com/sealgate/sealgate v0.0.0-00010101000000-000000000000
+
+require (
+	github.com/go-json-experiment/json v1.27.2 // indirect
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
+)
