@@ -2,12 +2,18 @@ module github.com/sealgate/sealgate/internal/frameworks
 
 go 1.26.0
 
-replace github.com/sealgate/sealgate => ../..
+replace (
+	github.com/sealgate/sealgate => ../..
+	github.com/sealgate/sealgate/integrations/eino => ../../integrations/eino
+	github.com/sealgate/sealgate/integrations/langchaingo => ../../integrations/langchaingo
+)
 
 require (
 	github.com/cloudwego/eino v0.7.36
 	github.com/cloudwego/eino-ext/components/model/openai v0.1.7
 	github.com/sealgate/sealgate v0.0.0-00010101000000-000000000000
+	github.com/sealgate/sealgate/integrations/eino v0.0.0-00010101000000-000000000000
+	github.com/sealgate/sealgate/integrations/langchaingo v0.0.0-00010101000000-000000000000
 	github.com/tmc/langchaingo v0.1.14
 )
 

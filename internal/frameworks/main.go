@@ -12,9 +12,11 @@ import (
 	"github.com/sealgate/sealgate/internal/peers"
 )
 
-// all lists the framework idioms this process serves.
+// all lists the framework idioms this process serves, then the same idioms
+// behind the project's integrations (controls: they must show no violation).
 func all() []*peers.Peer {
-	return []*peers.Peer{einoReactRaw, einoReactInfer, einoADK, lcOpenAIFunctions, lcAnthropic}
+	return []*peers.Peer{einoReactRaw, einoReactInfer, einoADK, lcOpenAIFunctions, lcAnthropic,
+		einoReactGated, lcFunctionsGatedPeer, lcAnthropicGatedPeer}
 }
 
 func main() { os.Exit(peers.ServeProcess(os.Stdin, os.Stdout, all())) }
