@@ -20,8 +20,8 @@ import (
 
 const (
 	einoModule   = "github.com/cloudwego/eino"
-	einoDocsTool = "eino's ToolsNode \"executes the tool calls in the assistant message\"; the ReAct agent loops \"until the model returns no tool call\""
-	einoDocsADK  = "adk.ChatModelAgent \"runs a ReAct loop\": model call, then the tools node on the message's tool calls"
+	einoDocsTool = "compose.ToolsNode: \"a node capable of executing tools within a graph\"; react.AgentConfig.StreamToolCallChecker: \"By default, it checks if the first chunk contains tool calls\""
+	einoDocsADK  = "adk.NewChatModelAgent \"constructs a chat model-backed agent\"; its ToolsConfig is a compose.ToolsNodeConfig: \"a node capable of executing tools within a graph\""
 )
 
 // einoModel is eino-ext's OpenAI chat model on the harness's client.

@@ -17,8 +17,8 @@ import (
 
 const (
 	langchaingoModule = "github.com/tmc/langchaingo"
-	langchaingoDocsFn = "the OpenAI functions agent \"uses OpenAI's function calling\"; the Executor \"uses an agent and tools to take actions\": each action's ToolInput goes to tool.Call"
-	langchaingoDocsAn = "GenerateContent returns a ContentResponse whose choices carry the model's ToolCalls for the application to run"
+	langchaingoDocsFn = "agents.Executor \"is the chain responsible for running agents\"; OpenAIFunctionsAgent \"is an Agent driven by OpenAIs function powered API\""
+	langchaingoDocsAn = "llms.ToolCall \"is a call to a tool (as requested by the model) that should be executed\""
 )
 
 // lcTool is a langchaingo tool: Call gets the input string and no call
