@@ -87,13 +87,14 @@ func lcFunctionsGated(ctx context.Context, c peers.Conn, emit func(peers.Release
 	if err != nil {
 		return err
 	}
-	action := &actionID{}
+	// The tool behind the wrapper reports no call id: the integration
+	// matches by tool and bytes, and the run is the release it matched
+	// (langchaingo can hand an action another call's id and arguments).
 	var ts []tools.Tool
 	for _, name := range c.Tools {
-		ts = append(ts, sg.Tool(lcTool{name: name, action: action, emit: rs.run}))
+		ts = append(ts, sg.Tool(appTool{name: name, call: new(string), emit: rs.run}))
 	}
-	exec := agents.NewExecutor(agents.NewOpenAIFunctionsAgent(sg.Model(llm), ts),
-		agents.WithMaxIterations(3), agents.WithCallbacksHandler(action))
+	exec := agents.NewExecutor(agents.NewOpenAIFunctionsAgent(sg.Model(llm), ts), agents.WithMaxIterations(3))
 	_, err = chains.Call(ctx, exec, map[string]any{"input": "What is the weather?"},
 		chains.WithStreamingFunc(func(context.Context, []byte) error { return nil }))
 	return err
@@ -123,7 +124,7 @@ func lcAnthropicGated(ctx context.Context, c peers.Conn, emit func(peers.Release
 	for _, name := range c.Tools {
 		ts = append(ts, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 			Name: name, Description: "a tool under test", Parameters: map[string]any{"type": "object"}}})
-		byName[name] = sg.Tool(anthropicTool{name: name, call: &call, emit: rs.run})
+		byName[name] = sg.Tool(appTool{name: name, call: &call, emit: rs.run})
 	}
 	resp, err := sg.Model(llm).GenerateContent(ctx,
 		[]llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "What is the weather?")},
@@ -153,18 +154,19 @@ func lcAnthropicGated(ctx context.Context, c peers.Conn, emit func(peers.Release
 	return nil
 }
 
-// anthropicTool is the application's tool behind the wrapper: it runs
-// with the released bytes, which it reports.
-type anthropicTool struct {
+// appTool is the application's tool behind the langchaingo wrapper: it
+// runs with the released bytes, which it reports with the call id the
+// application knows, if any.
+type appTool struct {
 	name string
 	call *string
 	emit func(peers.Release)
 }
 
-func (t anthropicTool) Name() string        { return t.name }
-func (t anthropicTool) Description() string { return "a tool under test" }
+func (t appTool) Name() string        { return t.name }
+func (t appTool) Description() string { return "a tool under test" }
 
-func (t anthropicTool) Call(_ context.Context, input string) (string, error) {
+func (t appTool) Call(_ context.Context, input string) (string, error) {
 	t.emit(peers.Release{Call: *t.call, Tool: t.name, Args: []byte(input)})
 	return "ok", nil
 }
