@@ -46,3 +46,35 @@ func TestMeasure(t *testing.T) {
 		t.Errorf("campaign exit %d", code)
 	}
 }
+
+var measureRate = flag.Int("measure.rate", 0, "TestRate: time each idiom over this many corpus bodies (0: skip)")
+
+// TestRate prints each idiom's runs per second over the first corpus
+// bodies its protocol carries, with no fault.
+//
+//	go test -run TestRate -v -measure.rate 150
+func TestRate(t *testing.T) {
+	if *measureRate == 0 {
+		t.Skip("a measured run: give -measure.rate")
+	}
+	corpus, err := trial.LoadCorpus(trial.Embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range all() {
+		var bodies []peers.Body
+		for _, s := range corpus {
+			if b, ok := peers.Build(p.Protocol, s.Events, peers.Fault{}); ok && len(bodies) < *measureRate {
+				bodies = append(bodies, b)
+			}
+		}
+		start := time.Now()
+		for _, b := range bodies {
+			if _, err := runner.Run(p, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		took := time.Since(start)
+		t.Logf("%-40s %4d runs %8s %6.0f runs/s", p.Name, len(bodies), took.Round(time.Millisecond), float64(len(bodies))/took.Seconds())
+	}
+}
