@@ -17,10 +17,12 @@ var (
 	measureBodies = flag.String("measure.bodies", "", "TestMeasure: folder for the reduced bodies (.sse, .scn)")
 )
 
-// withControls is the framework idioms and the project's gate for each of
-// their protocols.
-func withControls() []*peers.Peer {
-	ps := all()
+// tested is every idiom this module drives: those the process serves and
+// the Anthropic control.
+func tested() []*peers.Peer { return append(all(), lcAnthropicGatedPeer) }
+
+// withControls is ps and the project's gate for each of their protocols.
+func withControls(ps []*peers.Peer) []*peers.Peer {
 	for _, c := range peers.Controls() {
 		if c.Protocol == wire.OpenAIChat || c.Protocol == wire.Anthropic {
 			ps = append(ps, c)
@@ -29,7 +31,8 @@ func withControls() []*peers.Peer {
 	return ps
 }
 
-// TestMeasure is `sealfuzz peers` over the framework idioms: the corpus,
+// TestMeasure is `sealfuzz peers` over the idioms the peer process serves
+// (and the core controls of their protocols): the corpus,
 // machine streams, then generated streams for -measure.for; it prints each
 // finding with its count and time to first finding, and reduces each.
 //
@@ -39,7 +42,7 @@ func TestMeasure(t *testing.T) {
 		t.Skip("a measured run: give -measure.for")
 	}
 	start := time.Now()
-	code := peers.Campaign{Peers: withControls(), Corpus: trial.Embedded, Seed: 1, Machine: 200, Budget: *measureFor,
+	code := peers.Campaign{Peers: withControls(all()), Corpus: trial.Embedded, Seed: 1, Machine: 200, Budget: *measureFor,
 		Tries: 2000, Report: *measureOut, Bodies: *measureBodies}.Run(os.Stdout, os.Stderr)
 	t.Logf("campaign took %s, exit %d", time.Since(start).Round(time.Millisecond), code)
 	if code != 0 {
@@ -61,7 +64,7 @@ func TestRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range all() {
+	for _, p := range tested() {
 		var bodies []peers.Body
 		for _, s := range corpus {
 			if b, ok := peers.Build(p.Protocol, s.Events, peers.Fault{}); ok && len(bodies) < *measureRate {
