@@ -12,8 +12,9 @@ import (
 // message_start's message, as the Messages API always sends it: the
 // project's encoder leaves usage out, and langchaingo's Anthropic client
 // refuses a message_start without it, which would make every body fail for
-// a reason no vendor stream has. A usage already in the event comes later
-// and wins. Bytes are added only inside an event, never held back across
+// a reason no vendor stream has. An event that carries its own usage in
+// the bytes read with its start (the server hands out an event at a time)
+// is left as it is: a second usage member would make it invalid JSON. Bytes are added only inside an event, never held back across
 // one, so the SDK is handed each event exactly when the server sends it.
 func usageClient(c peers.Conn) *http.Client {
 	return &http.Client{Transport: roundTripper(func(r *http.Request) (*http.Response, error) {
@@ -61,8 +62,10 @@ func (u *usageReader) Read(p []byte) (int, error) {
 				break
 			}
 			w.Write(data[:i+len(startMark)])
-			w.Write(usageJSON)
 			data = data[i+len(startMark):]
+			if !hasUsage(data) {
+				w.Write(usageJSON)
+			}
 		}
 		keep := partialSuffix(data, startMark)
 		w.Write(data[:len(data)-keep])
@@ -85,4 +88,13 @@ func partialSuffix(data, mark []byte) int {
 		}
 	}
 	return 0
+}
+
+// hasUsage says whether the message_start event whose rest begins data
+// carries a usage member before the event ends.
+func hasUsage(data []byte) bool {
+	if end := bytes.Index(data, []byte("\n\n")); end >= 0 {
+		data = data[:end]
+	}
+	return bytes.Contains(data, []byte(`"usage":`))
 }

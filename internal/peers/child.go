@@ -34,7 +34,8 @@ type peerHello struct {
 	Protocol string `json:"protocol"`
 	Idiom    string `json:"idiom"`
 	Docs     string `json:"docs"`
-	Control  bool   `json:"control"` // the raw control: it returns the bytes it read, for the parent to gate
+	Control  bool   `json:"control"` // it must show no violation (the project's gate behind an SDK or framework)
+	Raw      bool   `json:"raw"`     // it returns the bytes it read (reads), for the parent to gate with the project's gate
 }
 
 // request is one run: the body's SSE events after the fault (the last may
@@ -94,7 +95,7 @@ func ServeProcess(in io.Reader, out io.Writer, peers []*Peer) int {
 	for _, p := range peers {
 		byName[p.Name] = p
 		h.Peers = append(h.Peers, peerHello{Name: p.Name, Module: p.Module, Version: p.Version(),
-			Protocol: string(p.Protocol), Idiom: p.Idiom, Docs: p.Docs})
+			Protocol: string(p.Protocol), Idiom: p.Idiom, Docs: p.Docs, Control: p.Control})
 	}
 	enc := json.NewEncoder(out)
 	if err := enc.Encode(helloLine{Hello: &h}); err != nil {

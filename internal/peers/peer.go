@@ -43,6 +43,7 @@ type Peer struct {
 
 	process *Process // the peer process that runs it, for an idiom outside this module
 	version string   // its module's version, as the peer process said
+	raw     bool     // the process returns the bytes it read, and the parent gates them
 }
 
 // Drive runs an idiom against the loopback server and calls emit for each

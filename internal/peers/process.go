@@ -57,7 +57,7 @@ func StartProcess(name, dir string, argv ...string) (*Process, error) {
 			return nil, fmt.Errorf("peer process %s: a peer with no name", name)
 		}
 		pr.peers = append(pr.peers, &Peer{Name: ph.Name, Module: ph.Module, Idiom: ph.Idiom, Docs: ph.Docs,
-			Protocol: proto, Control: ph.Control, process: pr, version: ph.Version})
+			Protocol: proto, Control: ph.Control || ph.Raw, raw: ph.Raw, process: pr, version: ph.Version})
 	}
 	if len(pr.peers) == 0 {
 		pr.Close()
@@ -165,7 +165,7 @@ func (pr *Process) run(p *Peer, body Body, cfg sealgate.Config, followUp []byte)
 				continue // an answer to an earlier run that was given up
 			}
 			rec := fromReply(rp)
-			if p.Control {
+			if p.raw {
 				rec.Releases = gateReads(p.Protocol, cfg, rec.Reads)
 			}
 			return rec, nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/model"
 	"github.com/sealgate/sealgate/wire"
 )
 
@@ -189,8 +190,9 @@ func place(m Meaning, body Body, rec Record) Outcome {
 
 // subjectFailure says how the peer itself failed, or nil: a crash or a
 // hang always; an error only on a body that no fault touched, that wire
-// reads without error and that holds one attempt, closed complete, since an
-// SDK that errors there fails its user on a good answer.
+// reads without error, that holds one attempt, closed complete, and whose
+// every call the model releases, since an SDK that errors there fails its
+// user on a good answer.
 func subjectFailure(m Meaning, body Body, rec Record) error {
 	at := m.At(rec.Delivered, rec.EOF)
 	switch {
@@ -206,6 +208,22 @@ func subjectFailure(m Meaning, body Body, rec Record) error {
 
 func cleanBody(m Meaning, body Body) bool {
 	if body.Faulted || body.Reset || m.Err != nil {
+		return false
+	}
+	// and every call in it is one the reference model releases: an SDK
+	// may refuse a call whose arguments are not one JSON object
+	began, released := 0, 0
+	for _, ev := range m.Events {
+		if ev.Kind == sealgate.Begin {
+			began++
+		}
+	}
+	for _, d := range model.Run(Config(m.Events), m.Events) {
+		if d.Kind == sealgate.Release {
+			released++
+		}
+	}
+	if released != began {
 		return false
 	}
 	closes := 0

@@ -152,6 +152,7 @@ async function main() {
         idiom: p.idiom,
         docs: p.docs,
         control: Boolean(p.control),
+        raw: Boolean(p.control),
       })),
     },
   });
