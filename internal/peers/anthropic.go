@@ -13,18 +13,18 @@ import (
 
 const anthropicModule = "github.com/anthropics/anthropic-sdk-go"
 
-func anthropicClient(c conn) anthropic.Client {
-	return anthropic.NewClient(option.WithBaseURL(c.baseURL), option.WithHTTPClient(c.http),
+func anthropicClient(c Conn) anthropic.Client {
+	return anthropic.NewClient(option.WithBaseURL(c.BaseURL), option.WithHTTPClient(c.HTTP),
 		option.WithAPIKey("sk-ant-peer-offline"), option.WithMaxRetries(0))
 }
 
-func anthropicParams(c conn) anthropic.MessageNewParams {
+func anthropicParams(c Conn) anthropic.MessageNewParams {
 	p := anthropic.MessageNewParams{
 		Model:     anthropic.ModelClaudeSonnet5_5,
 		MaxTokens: 1024,
 		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("What is the weather?"))},
 	}
-	for _, t := range c.tools {
+	for _, t := range c.Tools {
 		p.Tools = append(p.Tools, anthropic.ToolUnionParamOfTool(anthropic.ToolInputSchemaParam{}, t))
 	}
 	return p
@@ -37,7 +37,7 @@ func blockItem(msg string, index int) string { return fmt.Sprintf("%s:%d", msg, 
 var anthropicBlockStop = &Peer{
 	Name: "anthropic/block-stop", Module: anthropicModule, Protocol: wire.Anthropic,
 	Idiom: "message.Accumulate(event); at content_block_stop of a tool_use block, run message.Content[index].Input",
-	drive: func(ctx context.Context, c conn, emit func(Release)) error {
+	Drive: func(ctx context.Context, c Conn, emit func(Release)) error {
 		client := anthropicClient(c)
 		stream := client.Messages.NewStreaming(ctx, anthropicParams(c))
 		defer stream.Close()
@@ -63,7 +63,7 @@ var anthropicBlockStop = &Peer{
 var anthropicCareful = &Peer{
 	Name: "anthropic/careful", Module: anthropicModule, Protocol: wire.Anthropic,
 	Idiom: "Accumulate every event; after the loop, if stream.Err() == nil and message.StopReason == \"tool_use\", run every tool_use block's Input",
-	drive: func(ctx context.Context, c conn, emit func(Release)) error {
+	Drive: func(ctx context.Context, c Conn, emit func(Release)) error {
 		client := anthropicClient(c)
 		stream := client.Messages.NewStreaming(ctx, anthropicParams(c))
 		defer stream.Close()
@@ -138,11 +138,11 @@ func (t runnerTool) Execute(ctx context.Context, input json.RawMessage) ([]anthr
 var anthropicToolRunner = &Peer{
 	Name: "anthropic/tool-runner", Module: anthropicModule, Protocol: wire.Anthropic,
 	Idiom: "client.Beta.Messages.NewToolRunnerStreaming(tools, params); a tool's Execute(ctx, input) is the release",
-	drive: func(ctx context.Context, c conn, emit func(Release)) error {
+	Drive: func(ctx context.Context, c Conn, emit func(Release)) error {
 		client := anthropicClient(c)
 		r := &runs{used: map[int]bool{}, emit: emit}
 		var tools []anthropic.BetaTool
-		for _, name := range c.tools {
+		for _, name := range c.Tools {
 			tools = append(tools, runnerTool{name: name, runs: r})
 		}
 		runner := client.Beta.Messages.NewToolRunnerStreaming(tools, anthropic.BetaToolRunnerParams{

@@ -17,6 +17,7 @@ type Body struct {
 	Protocol wire.Protocol
 	Events   [][]byte
 	Reset    bool
+	Faulted  bool // a byte-level fault changed the body: an SDK error on it is expected
 }
 
 // Bytes is the body as one stream.
@@ -164,7 +165,7 @@ func (f Fault) Apply(b Body) Body {
 		return b
 	}
 	at := ((f.At-1)%n+n)%n + 1 // 1..n: At itself when it is in range
-	out := Body{Protocol: b.Protocol}
+	out := Body{Protocol: b.Protocol, Faulted: true}
 	switch f.Kind {
 	case DropTerminal:
 		for _, ev := range b.Events {

@@ -22,16 +22,16 @@ func control(p wire.Protocol) *Peer {
 	return &Peer{
 		Name: string(p) + "/sealgate", Module: "github.com/sealgate/sealgate", Protocol: p, Control: true,
 		Idiom: "the project's gate: wire.DecodeFunc on the response body, each event fed to gate.Gate, its releases run",
-		drive: func(ctx context.Context, c conn, emit func(Release)) error {
-			g, err := gate.New(c.config, gate.NewMemoryLedger())
+		Drive: func(ctx context.Context, c Conn, emit func(Release)) error {
+			g, err := gate.New(c.Config, gate.NewMemoryLedger())
 			if err != nil {
 				return err
 			}
-			req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL+"/control", strings.NewReader("{}"))
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+"/control", strings.NewReader("{}"))
 			if err != nil {
 				return err
 			}
-			resp, err := c.http.Do(req)
+			resp, err := c.HTTP.Do(req)
 			if err != nil {
 				return err
 			}

@@ -138,7 +138,8 @@ func (h *Hunt) Try(in Input) {
 // reported on its own: I1 splits into a release before the call's end and
 // one at its end but before the turn completed; SEAL into a release of no
 // live call, of another call's id or tool, of invalid JSON, of a value
-// that is not an object, and of bytes that are not the call's own.
+// that is not an object, and of bytes that are not the call's own; SUBJECT
+// into a crash, a hang and an error on a good body.
 func Class(err error) string {
 	id := reduce.ID(err)
 	v, ok := err.(*check.Violation)
@@ -153,6 +154,9 @@ func Class(err error) string {
 		{"SEAL", "args are not strictly valid JSON", "SEAL-invalid"},
 		{"SEAL", "args are not a JSON object", "SEAL-not-object"},
 		{"SEAL", "args are not the call's own fragments", "SEAL-bytes"},
+		{"SUBJECT", "crashed at event", "SUBJECT-crash"},
+		{"SUBJECT", "hung at event", "SUBJECT-hang"},
+		{"SUBJECT", "on a complete, valid body", "SUBJECT-error"},
 	} {
 		if id == c.id && strings.Contains(v.Msg, c.text) {
 			return c.class

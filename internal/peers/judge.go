@@ -37,7 +37,8 @@ func (r *replayed) Feed(sealgate.Event) ([]sealgate.Decision, error) {
 // Judge says which check an outcome breaks, or nil: check's catalog as it
 // applies to a subject with the peer's capabilities (I1, I2, I3's release
 // half, I4's release half, I7 within the run, I11's double verdicts,
-// SEAL), over the body's normalized events and the peer's releases.
+// SEAL), over the body's normalized events and the peer's releases; then
+// whether the peer itself failed (SUBJECT).
 func Judge(out Outcome) error {
 	byAt := map[int][]sealgate.Decision{}
 	for _, d := range out.Releases {
@@ -46,5 +47,11 @@ func Judge(out Outcome) error {
 	chk := check.NewChecker(func(sealgate.Config) (check.Subject, error) {
 		return &replayed{byAt: byAt}, nil
 	})
-	return check.Invariants(chk.Record(Config(out.Meaning.Events), out.Meaning.Events))
+	if err := check.Invariants(chk.Record(Config(out.Meaning.Events), out.Meaning.Events)); err != nil {
+		return err
+	}
+	if out.Subject != nil {
+		return &check.Violation{ID: "SUBJECT", Name: "the subject failed", Msg: out.Subject.Error()}
+	}
+	return nil
 }

@@ -13,19 +13,19 @@ import (
 
 const openaiModule = "github.com/openai/openai-go/v3"
 
-func openaiClient(c conn) openai.Client {
-	return openai.NewClient(option.WithBaseURL(c.baseURL+"/v1"), option.WithHTTPClient(c.http),
+func openaiClient(c Conn) openai.Client {
+	return openai.NewClient(option.WithBaseURL(c.BaseURL+"/v1"), option.WithHTTPClient(c.HTTP),
 		option.WithAPIKey("sk-peer-offline"), option.WithMaxRetries(0))
 }
 
 // chatParams asks for a streamed completion with one function tool per
 // tool the body names; what the server answers does not depend on it.
-func chatParams(c conn) openai.ChatCompletionNewParams {
+func chatParams(c Conn) openai.ChatCompletionNewParams {
 	p := openai.ChatCompletionNewParams{
 		Model:    openai.ChatModelGPT5_5,
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is the weather?")},
 	}
-	for _, t := range c.tools {
+	for _, t := range c.Tools {
 		p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{Name: t}))
 	}
 	return p
@@ -44,7 +44,7 @@ func strictObject(args string) bool {
 var chatJustFinished = &Peer{
 	Name: "openai-chat/just-finished", Module: openaiModule, Protocol: wire.OpenAIChat,
 	Idiom: "ChatCompletionAccumulator.AddChunk, then run JustFinishedToolCall() when it reports one",
-	drive: func(ctx context.Context, c conn, emit func(Release)) error {
+	Drive: func(ctx context.Context, c Conn, emit func(Release)) error {
 		client := openaiClient(c)
 		stream := client.Chat.Completions.NewStreaming(ctx, chatParams(c))
 		defer stream.Close()
@@ -73,7 +73,7 @@ var chatJustFinished = &Peer{
 var chatCareful = &Peer{
 	Name: "openai-chat/careful", Module: openaiModule, Protocol: wire.OpenAIChat,
 	Idiom: "accumulate every chunk; after the loop, if stream.Err() == nil, run the tool calls of each choice with finish_reason \"tool_calls\" whose arguments parse strictly as an object",
-	drive: func(ctx context.Context, c conn, emit func(Release)) error {
+	Drive: func(ctx context.Context, c Conn, emit func(Release)) error {
 		client := openaiClient(c)
 		stream := client.Chat.Completions.NewStreaming(ctx, chatParams(c))
 		defer stream.Close()
@@ -100,12 +100,12 @@ var chatCareful = &Peer{
 	},
 }
 
-func responsesParams(c conn) responses.ResponseNewParams {
+func responsesParams(c Conn) responses.ResponseNewParams {
 	p := responses.ResponseNewParams{
 		Model: openai.ChatModelGPT5_5,
 		Input: responses.ResponseNewParamsInputUnion{OfString: openai.String("What is the weather?")},
 	}
-	for _, t := range c.tools {
+	for _, t := range c.Tools {
 		p.Tools = append(p.Tools, responses.ToolParamOfFunction(t, map[string]any{"type": "object"}, false))
 	}
 	return p
@@ -119,7 +119,7 @@ type fnCall struct{ call, tool string }
 var responsesArgsDone = &Peer{
 	Name: "openai-responses/arguments-done", Module: openaiModule, Protocol: wire.OpenAIResponses,
 	Idiom: "run a function call at its response.function_call_arguments.done event (AsResponseFunctionCallArgumentsDone().Arguments)",
-	drive: func(ctx context.Context, c conn, emit func(Release)) error {
+	Drive: func(ctx context.Context, c Conn, emit func(Release)) error {
 		client := openaiClient(c)
 		stream := client.Responses.NewStreaming(ctx, responsesParams(c))
 		defer stream.Close()
@@ -150,7 +150,7 @@ var responsesArgsDone = &Peer{
 var responsesCompleted = &Peer{
 	Name: "openai-responses/completed", Module: openaiModule, Protocol: wire.OpenAIResponses,
 	Idiom: "collect function_call items at response.output_item.done; run them only at response.completed",
-	drive: func(ctx context.Context, c conn, emit func(Release)) error {
+	Drive: func(ctx context.Context, c Conn, emit func(Release)) error {
 		client := openaiClient(c)
 		stream := client.Responses.NewStreaming(ctx, responsesParams(c))
 		defer stream.Close()

@@ -2,11 +2,8 @@ package peers
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"runtime/debug"
-	"sort"
-	"sync"
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/model"
@@ -16,8 +13,9 @@ import (
 // Release is one call an idiom would execute, with the argument bytes it
 // would hand the tool.
 type Release struct {
-	Attempt, Item, Call, Tool string
+	Attempt, Item, Call, Tool string // Attempt and Item may be "": the call is then found by Call, else by tool and arguments
 	Args                      []byte
+	Object                    bool   // the tool got a parsed object and Args is its serialization, so its bytes can only match compacted
 	Key                       string // the gate's own key (the control); "" for an SDK
 }
 
@@ -41,18 +39,20 @@ type Peer struct {
 	Protocol wire.Protocol
 	Control  bool   // the project's own gate: must show no violation
 	Docs     string // what the SDK's own documentation says about the idiom
-
-	// drive runs the idiom against the loopback server and calls emit for
-	// each call it would execute, at the moment it would execute it.
-	drive func(ctx context.Context, c conn, emit func(Release)) error
+	Drive    Drive
 }
 
-// conn is what an adapter needs to reach the loopback server.
-type conn struct {
-	baseURL string
-	http    *http.Client
-	config  sealgate.Config // every tool the body names, as replay -wire declares them
-	tools   []string        // their names, for idioms that register tools
+// Drive runs an idiom against the loopback server and calls emit for each
+// call it would execute, at the moment it would execute it; the harness
+// stamps each release with how far into the body the idiom had read.
+type Drive func(ctx context.Context, c Conn, emit func(Release)) error
+
+// Conn is what an idiom needs to reach the loopback server.
+type Conn struct {
+	BaseURL string
+	HTTP    *http.Client    // its response bodies are read one SSE event at a time: an idiom must use it or its Transport
+	Config  sealgate.Config // every tool the body names, as replay -wire declares them
+	Tools   []string        // their names, for idioms that register tools
 }
 
 // Version is the version of the peer's module in this build, or "(devel)".
@@ -84,76 +84,6 @@ func moduleVersion(path string) string {
 var sdkVersions = map[string]string{
 	openaiModule:    "v3.100.0",
 	anthropicModule: "v1.84.0",
-}
-
-// Outcome is one run of a peer over one body: what the body means (by
-// wire) and what the peer released, as release decisions placed at the
-// normalized event each answers.
-type Outcome struct {
-	Meaning  Meaning
-	Releases []sealgate.Decision
-	SDKErr   error // what the SDK itself reported, for the record
-}
-
-// Runner runs peers against one loopback server, one run at a time.
-type Runner struct {
-	mu  sync.Mutex
-	srv *server
-}
-
-// NewRunner starts a loopback server; Close stops it.
-func NewRunner() *Runner { return &Runner{srv: newServer()} }
-
-// Close stops the server.
-func (r *Runner) Close() { r.srv.close() }
-
-// Turn is the turn every decoded attempt belongs to (wire's default), and
-// so the turn of every release key.
-const Turn = "t1"
-
-// Run serves body to the peer and records its releases. An error means the
-// run itself went wrong (the SDK hung, or the adapter broke), not that the
-// peer released something it should not have: that is Judge's to say.
-func (r *Runner) Run(p *Peer, body Body) (Outcome, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := Outcome{Meaning: body.Decode()}
-	sess := r.srv.start(body, followUps[p.Protocol])
-	cfg := wire.ToolsConfig(out.Meaning.Events)
-	c := conn{baseURL: r.srv.ts.URL, http: r.srv.client(), config: cfg}
-	for _, t := range cfg.Tools {
-		c.tools = append(c.tools, t.Name)
-	}
-	var mu sync.Mutex
-	emit := func(rel Release) {
-		delivered, eof := sess.position()
-		key := rel.Key
-		if key == "" {
-			key = releaseKey(rel.Tool, rel.Args)
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		out.Releases = append(out.Releases, sealgate.Decision{
-			At: out.Meaning.At(delivered, eof), Kind: sealgate.Release,
-			Attempt: rel.Attempt, Item: rel.Item, Call: rel.Call, Tool: rel.Tool,
-			Key: key, Args: sealgate.Compact(rel.Args),
-		})
-	}
-	ctx, cancel := runContext()
-	defer cancel()
-	out.SDKErr = p.drive(ctx, c, emit)
-	if ctx.Err() != nil {
-		return out, fmt.Errorf("%s: %w", p.Name, errHung)
-	}
-	// Releases made at one point (a tool runner's parallel tools) are put
-	// in the order their calls began, the order in which a gate decides
-	// them (SPEC section 6), so that a run reads the same every time.
-	began := beginOrder(out.Meaning.Events)
-	sort.SliceStable(out.Releases, func(i, j int) bool {
-		a, b := out.Releases[i], out.Releases[j]
-		return a.At < b.At || a.At == b.At && began[[2]string{a.Attempt, a.Item}] < began[[2]string{b.Attempt, b.Item}]
-	})
-	return out, nil
 }
 
 // beginOrder numbers each call (attempt, item) by the position of its begin

@@ -2,7 +2,6 @@ package peers
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -164,8 +163,6 @@ func (r *stepReader) Close() error { return r.body.Close() }
 // runTimeout bounds one SDK run: a run that hangs is reported, never waited
 // for forever.
 const runTimeout = 20 * time.Second
-
-var errHung = errors.New("peers: the SDK run did not finish within the time limit")
 
 func runContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), runTimeout)
