@@ -217,7 +217,7 @@ func (n *node) write(b *bytes.Buffer) {
 func writeString(b *bytes.Buffer, s string) {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	enc.Encode(s) // a Go string always encodes
+	enc.Encode(s)           // a Go string always encodes
 	b.Truncate(b.Len() - 1) // the newline Encode adds
 }
 

@@ -233,4 +233,3 @@ func TestGenAIVertexArrayPath(t *testing.T) {
 		t.Fatalf("released %s (%v): want an array of two operations", ds[0].Args, err)
 	}
 }
-
