@@ -11,6 +11,13 @@
 // encoder cannot express. What the body means is decided by decoding it
 // with wire, never by the SDK under test.
 //
+// Idioms whose code cannot live in this module (the Go agent frameworks,
+// other SDK versions, the JavaScript SDKs) run in peer processes that speak
+// JSON lines (child.go): the process serves each body one event per read
+// and reports what ran and where it stood; everything else (the bodies,
+// the faults, the meaning, the judge, the reducer, the report) stays here,
+// one pipeline for every peer.
+//
 // This package may import the SDKs; gate, wire, the vocabulary and the
 // ledger never do.
 package peers

@@ -40,6 +40,9 @@ type Peer struct {
 	Control  bool   // the project's own gate: must show no violation
 	Docs     string // what the SDK's own documentation says about the idiom
 	Drive    Drive
+
+	process *Process // the peer process that runs it, for an idiom outside this module
+	version string   // its module's version, as the peer process said
 }
 
 // Drive runs an idiom against the loopback server and calls emit for each
@@ -56,7 +59,12 @@ type Conn struct {
 }
 
 // Version is the version of the peer's module in this build, or "(devel)".
-func (p *Peer) Version() string { return moduleVersion(p.Module) }
+func (p *Peer) Version() string {
+	if p.version != "" {
+		return p.version
+	}
+	return moduleVersion(p.Module)
+}
 
 func moduleVersion(path string) string {
 	if path == "" {

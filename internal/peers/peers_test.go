@@ -19,6 +19,9 @@ import (
 var runner *Runner
 
 func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(ServeProcess(os.Stdin, os.Stdout, childPeers()))
+	}
 	runner = NewRunner()
 	code := m.Run()
 	runner.Close()

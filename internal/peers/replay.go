@@ -8,19 +8,19 @@ import (
 	"github.com/sealgate/sealgate/scn"
 )
 
-// ReplayFile serves a stored body (.sse) to the peer its header names and
+// ReplayFile serves a stored body (.sse) to the peer of set its header names and
 // judges it again, printing what the peer released; it returns the exit
 // code of `sealfuzz peers -replay`: 0 when the stored violation reproduces
 // (or, for a body that names none, when there is no violation), 1 when it
 // does not, 2 for a file that cannot be replayed.
-func ReplayFile(path string, stdout, stderr io.Writer) int {
+func ReplayFile(path string, set *Set, stdout, stderr io.Writer) int {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "sealfuzz peers: %v\n", err)
 		return 2
 	}
 	hdr, body := ParseStored(src)
-	p, ok := Lookup(hdr.Peer)
+	p, ok := set.Lookup(hdr.Peer)
 	if !ok {
 		fmt.Fprintf(stderr, "sealfuzz peers: %s: header names no known peer (%q); see -list\n", path, hdr.Peer)
 		return 2

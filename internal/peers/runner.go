@@ -40,6 +40,7 @@ type Record struct {
 	Hung      bool   // the run did not finish within the time limit
 	Delivered int    // where the idiom stood when the run ended
 	EOF       bool
+	Reads     []rawRead // the raw control's reads of the body, for the parent to gate
 }
 
 // Runner runs peers against one loopback server, one run at a time.
@@ -66,14 +67,23 @@ func (r *Runner) Run(p *Peer, body Body) (Outcome, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m := body.Decode()
-	rec := r.record(p, body, wire.ToolsConfig(m.Events))
+	cfg := wire.ToolsConfig(m.Events)
+	var rec Record
+	if p.process != nil {
+		var err error
+		if rec, err = p.process.run(p, body, cfg, followUps[p.Protocol]); err != nil {
+			return Outcome{Meaning: m}, fmt.Errorf("%s: %w", p.Name, err)
+		}
+	} else {
+		rec = r.record(p, body, cfg, followUps[p.Protocol])
+	}
 	return place(m, body, rec), nil
 }
 
 // record runs an in-process idiom. A panic in the idiom's own goroutine is
 // a crash; a run that outlives the time limit is abandoned as hung.
-func (r *Runner) record(p *Peer, body Body, cfg sealgate.Config) Record {
-	sess := r.srv.start(body, followUps[p.Protocol])
+func (r *Runner) record(p *Peer, body Body, cfg sealgate.Config, followUp []byte) Record {
+	sess := r.srv.start(body, followUp)
 	c := Conn{BaseURL: r.srv.ts.URL, HTTP: r.srv.client(), Config: cfg}
 	for _, t := range cfg.Tools {
 		c.Tools = append(c.Tools, t.Name)

@@ -162,7 +162,7 @@ func (r *stepReader) Close() error { return r.body.Close() }
 
 // runTimeout bounds one SDK run: a run that hangs is reported, never waited
 // for forever.
-const runTimeout = 20 * time.Second
+var runTimeout = 20 * time.Second
 
 func runContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), runTimeout)
