@@ -38,6 +38,8 @@ compile_native_go_fuzzer $M/internal/fuzztarget FuzzWireGeminiLibFuzzer FuzzWire
 compile_native_go_fuzzer $M/gate FuzzSealTextLibFuzzer FuzzSealText
 compile_native_go_fuzzer $M/scn FuzzParseLibFuzzer FuzzParse
 compile_native_go_fuzzer $M/wire FuzzWireRoundTripLibFuzzer FuzzWireRoundTrip
+compile_native_go_fuzzer $M/wire FuzzWireVertexPiecesLibFuzzer FuzzWireVertexPieces
+compile_native_go_fuzzer $M/wire FuzzWireGeminiArrayLibFuzzer FuzzWireGeminiArray
 # gate/internal/partial may be imported only from under gate/, and
 # go-118-fuzz-build writes its main package into the current directory.
 (cd gate && compile_native_go_fuzzer $M/gate/internal/partial FuzzPartialLibFuzzer FuzzPartial)

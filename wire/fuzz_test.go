@@ -38,5 +38,7 @@ func TestWriteSeedCorpus(t *testing.T) {
 		"FuzzWireAnthropic":       decodeSeeds(wire.Anthropic),
 		"FuzzWireGemini":          decodeSeeds(wire.Gemini),
 		"FuzzWireRoundTrip":       wire.RoundTripSeeds(),
+		"FuzzWireVertexPieces":    wire.VertexPieceSeeds(),
+		"FuzzWireGeminiArray":     wire.GeminiArraySeeds(),
 	})
 }

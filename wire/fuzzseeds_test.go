@@ -49,3 +49,10 @@ func fuzzSeeds(p Protocol) [][]byte {
 // RoundTripSeeds is roundTripSeeds for TestWriteSeedCorpus in the external
 // test package.
 var RoundTripSeeds = roundTripSeeds
+
+// VertexPieceSeeds and GeminiArraySeeds are the Vertex targets' seeds, for
+// TestWriteSeedCorpus in the external test package.
+var (
+	VertexPieceSeeds = vertexPieceSeeds
+	GeminiArraySeeds = geminiArraySeeds
+)

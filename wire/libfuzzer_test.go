@@ -10,3 +10,13 @@ import "testing"
 func FuzzWireRoundTripLibFuzzer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed int64, p uint8) { roundTrip(t, Protocols[int(p)%len(Protocols)], seed) })
 }
+
+// FuzzWireVertexPiecesLibFuzzer is FuzzWireVertexPieces for libFuzzer.
+func FuzzWireVertexPiecesLibFuzzer(f *testing.F) {
+	f.Fuzz(func(t *testing.T, seed int64) { vertexPieceRun(t, seed) })
+}
+
+// FuzzWireGeminiArrayLibFuzzer is FuzzWireGeminiArray for libFuzzer.
+func FuzzWireGeminiArrayLibFuzzer(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) { geminiArrayRun(t, data) })
+}

@@ -116,7 +116,7 @@ type FaultKind uint8
 
 const (
 	NoFault      FaultKind = iota
-	DropTerminal           // the protocol's terminal event removed: [DONE], message_stop, response.completed/incomplete/failed
+	DropTerminal           // the protocol's terminal event removed: [DONE], message_stop, response.completed/incomplete/failed, Gemini's finishReason chunks
 	DropStops              // every content_block_stop removed (Anthropic)
 	CutAfter               // the body ends after SSE event At
 	CutInside              // the body ends half way into SSE event At
@@ -155,6 +155,7 @@ var errorEvents = map[wire.Protocol]string{
 	wire.OpenAIChat:      "data: {\"error\":{\"message\":\"The server had an error while processing your request.\",\"type\":\"server_error\"}}\n\n",
 	wire.OpenAIResponses: "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"The server had an error.\",\"param\":null}\n\n",
 	wire.Anthropic:       "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+	wire.Gemini:          "data: {\"error\":{\"code\":503,\"message\":\"The model is overloaded. Please try again later.\",\"status\":\"UNAVAILABLE\"}}\n\n",
 }
 
 // Apply returns the body with the fault applied; the events are not
@@ -200,6 +201,10 @@ func terminal(p wire.Protocol, ev []byte) bool {
 		return bytes.Equal(ev, []byte("data: [DONE]\n\n"))
 	case wire.Anthropic:
 		return bytes.HasPrefix(ev, []byte("event: message_stop\n"))
+	case wire.Gemini:
+		// Gemini has no terminal event: the finish is the chunk that
+		// carries a finishReason
+		return bytes.Contains(ev, []byte(`"finishReason":`))
 	case wire.OpenAIResponses:
 		for _, t := range []string{"response.completed", "response.incomplete", "response.failed"} {
 			if bytes.HasPrefix(ev, []byte("event: "+t+"\n")) {

@@ -16,7 +16,7 @@ import (
 // must show no violation and the same releases as `sealfuzz replay -wire`.
 func Controls() []*Peer { return controls }
 
-var controls = []*Peer{control(wire.OpenAIChat), control(wire.OpenAIResponses), control(wire.Anthropic)}
+var controls = []*Peer{control(wire.OpenAIChat), control(wire.OpenAIResponses), control(wire.Anthropic), control(wire.Gemini)}
 
 func control(p wire.Protocol) *Peer {
 	return &Peer{

@@ -28,12 +28,22 @@ import (
 //     complete; an Anthropic call that got no bytes is given "{}" (its
 //     start input) before its end.
 //
-// It returns an error only for a protocol it cannot carry (Gemini has no
-// peer). The result may still be refused by wire.Encode (an id that cannot
+// For Gemini, geminiCalls then puts the calls one after another, in the
+// forms Gemini sends them. It returns an error only for a protocol it
+// cannot carry. The result may still be refused by wire.Encode (an id that cannot
 // stand as a token): such an input is not carried by that protocol.
 func Normalize(p wire.Protocol, in []sealgate.Event) ([]sealgate.Event, error) {
+	out, err := normalizeEvents(p, in)
+	if p == wire.Gemini && err == nil {
+		out = geminiCalls(out)
+	}
+	return out, err
+}
+
+// normalizeEvents is Normalize's pass common to every protocol.
+func normalizeEvents(p wire.Protocol, in []sealgate.Event) ([]sealgate.Event, error) {
 	switch p {
-	case wire.OpenAIChat, wire.OpenAIResponses, wire.Anthropic:
+	case wire.OpenAIChat, wire.OpenAIResponses, wire.Anthropic, wire.Gemini:
 	default:
 		return nil, fmt.Errorf("peers: no normalization for protocol %s", p)
 	}
