@@ -77,12 +77,19 @@ func peersMain(args []string, stdout, stderr io.Writer) int {
 // fails the run instead.
 func openPeers(only string, stderr io.Writer) (*peers.Set, int) {
 	var groups []string
+	inProcess := true // every name is a peer of this process: no peer process to start
 	for _, n := range strings.Split(only, ",") {
-		if n = strings.TrimSpace(n); slices.Contains(peers.Groups, n) {
+		n = strings.TrimSpace(n)
+		if slices.Contains(peers.Groups, n) {
 			groups = append(groups, n)
+		} else if _, ok := peers.Lookup(n); !ok && n != "" {
+			inProcess = false
 		}
 	}
 	if len(groups) == 0 {
+		if inProcess {
+			return &peers.Set{Peers: peers.All()}, 0
+		}
 		groups = peers.Groups
 	}
 	root, err := peers.RepoRoot(".")
