@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -61,11 +62,12 @@ func (r *report) write(dir, bodies string) error {
 	}
 	v, c, p, control := r.h.Violations()
 	var b strings.Builder
-	fmt.Fprintf(&b, `# The official Go SDKs as gates under test
+	fmt.Fprintf(&b, `# SDKs and agent frameworks as gates under test
 
 Written by `+"`sealfuzz peers -for %s -seed %d -machine %d`"+` (%s, %s/%s, %s in all). Each idiom
-runs in the SDK's real client (`+"`option.WithBaseURL`, `option.WithHTTPClient`"+`, a fake key, no
-retries) against a loopback server that sends the body one SSE event at a time, only when
+runs in the SDK's or framework's real client (its base URL and HTTP client or fetch pointed at
+the harness, a fake key, no retries), in this process or in a peer process (Go frameworks, genai,
+Node), against a loopback server that sends the body one SSE event at a time, only when
 the SDK reads for more, so every release is tied to the event that caused it. What a body
 means is decided by `+"`wire`"+`, never by the SDK; each peer is judged under the
 configuration `+"`sealfuzz replay -wire`"+` uses (every tool `+"`{\"type\":\"object\"}`"+`, the default
@@ -76,6 +78,7 @@ Inputs: %d corpus runs (each scenario with no fault, then with one fault), %d ra
 %d generated streams (gofuzz decoding and machine bitstreams), each normalized into what
 each protocol can carry (carried: %s). %d peer runs.
 
+%s
 | peer, version | idiom | invariant | count | first found (time from the source's start) | minimal body |
 |---|---|---|---|---|---|
 %s
@@ -91,7 +94,7 @@ once, for the first invariant it breaks, in catalog order (I1, I2, ..., I11, the
 
 `, r.budget, r.seed, r.machine, time.Now().UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH,
 		r.elapsed.Round(time.Second), r.h.Inputs["corpus"], r.h.Inputs["machine"], r.h.Inputs["generated"],
-		carried(r.h), r.h.Runs, rows.String(), v, c, p, control, replayDir(bodies))
+		carried(r.h), r.h.Runs, matrix(r.h), rows.String(), v, c, p, control, replayDir(bodies))
 	for _, p := range r.h.Peers {
 		fmt.Fprintf(&b, "- `%s` (%s %s): %s\n", p.Name, p.Module, p.Version(), p.Docs)
 	}
@@ -100,6 +103,44 @@ once, for the first invariant it breaks, in catalog order (I1, I2, ..., I11, the
 		return err
 	}
 	return r.chart(filepath.Join(dir, "peers.png"))
+}
+
+// matrix is the idiom × check table: for each peer that broke something,
+// the runs that broke each check, so that versions and idioms compare at a
+// glance; the rows after it give each finding's body.
+func matrix(h *Hunt) string {
+	var ids []string
+	count := map[*Peer]map[string]int{}
+	for _, f := range h.Sorted() {
+		if !slices.Contains(ids, f.ID) {
+			ids = append(ids, f.ID)
+		}
+		if count[f.Peer] == nil {
+			count[f.Peer] = map[string]int{}
+		}
+		count[f.Peer][f.ID] += f.Count
+	}
+	if len(ids) == 0 {
+		return "No idiom broke a check.\n"
+	}
+	sort.Strings(ids)
+	var b strings.Builder
+	b.WriteString("| idiom | " + strings.Join(ids, " | ") + " |\n|---|" + strings.Repeat("---|", len(ids)) + "\n")
+	for _, p := range h.Peers {
+		if count[p] == nil {
+			continue
+		}
+		b.WriteString("| `" + p.Name + "` |")
+		for _, id := range ids {
+			if n := count[p][id]; n > 0 {
+				fmt.Fprintf(&b, " %d |", n)
+			} else {
+				b.WriteString(" · |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 func carried(h *Hunt) string {
