@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -304,46 +304,76 @@ func TestBehavesAsBacking(t *testing.T) {
 	}
 }
 
-func TestMmapSeesCachedWrites(t *testing.T) {
-	f, _ := lazyfs.ForTest(t, nil)
-	p := durableFile(t, f, "m", bytes.Repeat([]byte{'a'}, 8192))
+// mmapChildEnv makes the test binary the process that maps a file of the
+// mount (TestMmapSeesCachedWrites): a page fault on the mount waits for the
+// server to answer, and a server in the faulting process can be stopped by
+// the runtime (a collection, a GOMAXPROCS update) while the faulting thread
+// cannot, so the faults must come from another process, as bbolt's would in
+// use.
+const mmapChildEnv = "SEALGATE_LAZYFS_MMAP_CHILD"
+
+func init() {
+	if p := os.Getenv(mmapChildEnv); p != "" {
+		if err := mapAndWrite(p); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+}
+
+// mapAndWrite, in the child: a read-only shared map sees writes made
+// through the file (as bbolt does), and a write through a writable shared
+// map reaches the file and is made durable by msync.
+func mapAndWrite(p string) error {
 	fh, err := os.OpenFile(p, os.O_RDWR, 0)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer fh.Close()
-	// A page fault on the mount waits for this process to answer it, and
-	// a garbage collection could not stop the faulting thread: no GC while
-	// the maps are touched (see PowerOff).
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	// As bbolt does: a read-only shared map, writes through the file.
 	m, err := syscall.Mmap(int(fh.Fd()), 0, 8192, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	_ = m[0] // fault the first page in before the write
 	if _, err := fh.WriteAt([]byte("bbbb"), 4096); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if _, err := fh.WriteAt([]byte("cc"), 10); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if string(m[4096:4100]) != "bbbb" || string(m[10:12]) != "cc" {
-		t.Fatalf("the map does not see the cached writes: %q %q", m[4096:4100], m[10:12])
+		return fmt.Errorf("the map does not see the cached writes: %q %q", m[4096:4100], m[10:12])
 	}
 	syscall.Munmap(m)
-
-	// A writable shared map reaches the file, and msync makes it durable.
 	w, err := syscall.Mmap(int(fh.Fd()), 0, 8192, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	copy(w[100:], "mapped")
 	if err := unix.Msync(w, unix.MS_SYNC); err != nil {
+		return err
+	}
+	return syscall.Munmap(w)
+}
+
+func TestMmapSeesCachedWrites(t *testing.T) {
+	f, _ := lazyfs.ForTest(t, nil)
+	p := durableFile(t, f, "m", bytes.Repeat([]byte{'a'}, 8192))
+	exe, err := os.Executable()
+	if err != nil {
 		t.Fatal(err)
 	}
-	syscall.Munmap(w)
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), mmapChildEnv+"="+p)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the mapping process: %v\n%s", err, out)
+	}
 	b := make([]byte, 6)
+	fh, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := fh.ReadAt(b, 100); err != nil || string(b) != "mapped" {
 		t.Fatalf("a read after writing through the map: %q %v", b, err)
 	}
