@@ -144,9 +144,10 @@ func syncDir(dir string) error {
 	return err
 }
 
-// ErrCorrupt is wrapped by Open's error when bbolt cannot read the file's
-// structure (it panics on some damaged files, such as one that lost
-// unsynced writes to a power cut with NoSync on).
+// ErrCorrupt is wrapped by the error of Open, or of any read or write,
+// when bbolt cannot read the file's structure (it panics on some damaged
+// files, such as one that lost unsynced writes to a power cut with NoSync
+// on).
 var ErrCorrupt = errors.New("ledger file is corrupt")
 
 // openBolt is bolt.Open with its panics on a damaged file turned into an
@@ -159,6 +160,26 @@ func openBolt(path string, mode os.FileMode, o *bolt.Options) (db *bolt.DB, err 
 		}
 	}()
 	return bolt.Open(path, mode, o)
+}
+
+// update and view are bbolt's transactions with its panics on a damaged
+// page (a file that lost unsynced writes, say) turned into an error
+// wrapping ErrCorrupt: bbolt rolls the transaction back as the panic
+// passes, and the gate over the ledger fails closed on the error.
+func update(db *bolt.DB, fn func(*bolt.Tx) error) (err error) {
+	defer corrupt(db, &err)
+	return db.Update(fn)
+}
+
+func view(db *bolt.DB, fn func(*bolt.Tx) error) (err error) {
+	defer corrupt(db, &err)
+	return db.View(fn)
+}
+
+func corrupt(db *bolt.DB, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%w: %s: bbolt: %v", ErrCorrupt, db.Path(), r)
+	}
 }
 
 // New makes a ledger over a bbolt database the caller opened and will
@@ -180,7 +201,7 @@ func New(db *bolt.DB, o *Options) (*Ledger, error) {
 	if db.IsReadOnly() {
 		return l, nil
 	}
-	err := db.Update(func(tx *bolt.Tx) error {
+	err := update(db, func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(l.bucket)
 		return err
 	})
@@ -225,7 +246,7 @@ func decode(key, v []byte) (gate.LedgerState, time.Time, error) {
 // State reads a key's state from the last committed transaction.
 func (l *Ledger) State(key string) (gate.LedgerState, error) {
 	st := gate.Absent
-	err := l.db.View(func(tx *bolt.Tx) error {
+	err := view(l.db, func(tx *bolt.Tx) error {
 		b, err := l.bucketOf(tx)
 		if err != nil {
 			return err
@@ -264,7 +285,7 @@ func (l *Ledger) update(op, key string, f func(*bolt.Bucket) error) error {
 	if l.beforeCommit != nil {
 		l.beforeCommit(op, key)
 	}
-	err := l.db.Update(func(tx *bolt.Tx) error {
+	err := update(l.db, func(tx *bolt.Tx) error {
 		b, err := l.bucketOf(tx)
 		if err != nil {
 			return err
@@ -297,7 +318,7 @@ func (l *Ledger) wrap(what, key string, err error) error {
 // An operator uses it to list the keys left in intent after a crash (the
 // effects to reconcile) or to audit the ledger.
 func (l *Ledger) Each(f func(key string, st gate.LedgerState, at time.Time) error) error {
-	err := l.db.View(func(tx *bolt.Tx) error {
+	err := view(l.db, func(tx *bolt.Tx) error {
 		b, err := l.bucketOf(tx)
 		if err != nil {
 			return err
@@ -336,7 +357,7 @@ func (l *Ledger) Prune(before time.Time) (int, error) {
 	var from []byte // the next batch starts here (nil: the first key)
 	for {
 		n := 0
-		err := l.db.Update(func(tx *bolt.Tx) error {
+		err := update(l.db, func(tx *bolt.Tx) error {
 			b, err := l.bucketOf(tx)
 			if err != nil {
 				return err
@@ -382,7 +403,7 @@ func (l *Ledger) Prune(before time.Time) (int, error) {
 // what it finds, joined, or nil.
 func (l *Ledger) Check() error {
 	var errs []error
-	err := l.db.View(func(tx *bolt.Tx) error {
+	err := view(l.db, func(tx *bolt.Tx) error {
 		for e := range tx.Check() {
 			errs = append(errs, e)
 		}
