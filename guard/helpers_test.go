@@ -5,47 +5,22 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sealgate/sealgate/internal/loopback"
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/gate"
 	"github.com/sealgate/sealgate/guard"
 )
 
-// fixture reads a vendor capture in place: $SEALGATE_VENDOR_FIXTURES, or
-// ../shared/vendor-fixtures beside the repository. Without it the test is
-// skipped, saying so.
-func fixture(t testing.TB, rel string) []byte {
-	t.Helper()
-	dir := os.Getenv("SEALGATE_VENDOR_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "vendor-fixtures")
-	}
-	b, err := os.ReadFile(filepath.Join(dir, rel))
-	if os.IsNotExist(err) {
-		t.Skipf("vendor fixture %s not found: this test needs ../shared/vendor-fixtures beside the repository (or $SEALGATE_VENDOR_FIXTURES)", rel)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// fixture and sseEvents are loopback's: one capture read in place (skipped,
+// saying so, without ../shared), and an SSE body cut into its events.
+func fixture(t testing.TB, rel string) []byte { return loopback.Fixture(t, rel) }
 
-// sseEvents cuts an SSE body into its events, each with its blank line.
-func sseEvents(body []byte) [][]byte {
-	body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
-	var out [][]byte
-	for _, ev := range bytes.SplitAfter(body, []byte("\n\n")) {
-		if len(bytes.TrimSpace(ev)) > 0 {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
+func sseEvents(body []byte) [][]byte { return loopback.Events(body) }
 
 // jsonlToSSE rebuilds the SSE body of a JSONL fixture (SOURCES.md): for
 // Anthropic the event name is the payload's type.
