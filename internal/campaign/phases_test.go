@@ -130,6 +130,12 @@ func TestSummaryShare(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
 	}
+	out.Reset()
+	c.rerun = rerunStats{entries: 1, runs: 1, wall: time.Second, cpu: time.Second, fails: 1}
+	c.summary()
+	if want := "re-run with SEALGATE_CHECKS=full: 1 new input in 1 run, 1s (CPU 1s), 1 failure"; !strings.Contains(out.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, out.String())
+	}
 	if n := strings.Count(got, "%"); n != 6 {
 		t.Errorf("%d shares in the summary, want the one account's 6 (fuzzing and five phases beside it):\n%s", n, got)
 	}

@@ -134,8 +134,9 @@ func (c *campaign) summary() {
 		fmt.Fprintln(c.stdout, "* go fuzz's count: that target's body does not count its own runs (fuzzkit.NewCounter)")
 	}
 	fmt.Fprintln(c.stdout, c.cpu.line())
-	fmt.Fprintf(c.stdout, "re-run with %s=full: %d new inputs in %d runs, %v (CPU %v), %d failures\n",
-		ChecksEnv, c.rerun.entries, c.rerun.runs, c.rerun.wall.Round(100*time.Millisecond), c.rerun.cpu.Round(100*time.Millisecond), c.rerun.fails)
+	fmt.Fprintf(c.stdout, "re-run with %s=full: %s in %s, %v (CPU %v), %s\n",
+		ChecksEnv, count(c.rerun.entries, "new input"), count(c.rerun.runs, "run"), c.rerun.wall.Round(100*time.Millisecond),
+		c.rerun.cpu.Round(100*time.Millisecond), count(c.rerun.fails, "failure"))
 	if len(c.unreached) > 0 {
 		fmt.Fprintf(c.stdout, "not fuzzed, the time left no longer held their first turn: %s\n", strings.Join(c.unreached, ", "))
 	}
@@ -216,4 +217,13 @@ func perSecond(n int64, d time.Duration) float64 {
 		return 0
 	}
 	return float64(n) / d.Seconds()
+}
+
+// count writes n with its noun, plural unless n is 1, so that a summary
+// reads as a sentence.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
