@@ -5,7 +5,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -17,24 +19,27 @@ type Layer struct {
 }
 
 // FixedInput are the layers the suite holds gate and wire to: the unit
-// tests of gate, wire and check (written inputs, the corpus through every
-// check, fuzz targets' seeds, math/rand at pinned seeds) and the corpus
-// replay. Tests that draw with rapid's default random seed are left out,
+// tests of gate (with its internal packages, whose types gate re-exports),
+// wire and check (written inputs, the corpus through every check, fuzz
+// targets' seeds, math/rand at pinned seeds) and the corpus replay. Tests that draw with rapid's default random seed are left out,
 // and so are the packages built on top (guard, boltledger, stdiogate,
 // the peers): an entry point only they reach is reached by accident of
 // their use of it, not by a test of its own.
 var FixedInput = []Layer{
-	{"gate, wire and check tests", []string{"./gate", "./wire", "./check"}},
+	{"gate, wire and check tests", []string{"./gate/...", "./wire", "./check"}},
 	{"corpus replay", []string{"-run", "^TestCorpus$", "."}},
 }
 
-// Measure runs each layer in the module at root with coverage over pkgs,
-// writing one profile per layer into dir, and returns their paths. go
-// test's output goes to log; a failing test fails the measure.
-func Measure(root string, pkgs []Package, layers []Layer, dir string, log io.Writer) ([]string, error) {
+// Measure runs each layer in the module at root with coverage over the
+// packages that hold fs, writing one profile per layer into dir, and
+// returns their paths. go test's output goes to log; a failing test fails
+// the measure.
+func Measure(root string, fs []Func, layers []Layer, dir string, log io.Writer) ([]string, error) {
 	var cover []string
-	for _, p := range pkgs {
-		cover = append(cover, p.ImportPath)
+	for _, f := range fs {
+		if p := path.Dir(f.File); !slices.Contains(cover, p) {
+			cover = append(cover, p)
+		}
 	}
 	var out []string
 	for i, l := range layers {

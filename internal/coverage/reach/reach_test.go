@@ -12,12 +12,15 @@ const fixture = "testdata/mod"
 
 // fixtureWant is what the fixture's test leaves unexecuted: a function, a
 // pointer method with an empty body, an exported method of an unexported
-// type. F, M (empty body), the generic Get and H (partly run) are executed,
-// helper is not exported, Ignored does not build.
-const fixtureWant = `p/p.go:9: G is never executed
-p/p.go:23: T.N is never executed
-p/p.go:29: u.Load is never executed
-reach: 3 of 7 never executed
+// type, a method of a type p re-exports by an alias. F, M (empty body),
+// the generic Get, H (partly run) and W.Shown are executed; helper and
+// q's unexported method are not exported, Ignored does not build, and q.U
+// is not re-exported.
+const fixtureWant = `p/p.go:14: G is never executed
+p/p.go:28: T.N is never executed
+p/p.go:34: u.Load is never executed
+p/internal/q/q.go:11: W.Hidden is never executed
+reach: 4 of 9 never executed
 `
 
 func TestExportedReadsTheSource(t *testing.T) {
@@ -29,16 +32,20 @@ func TestExportedReadsTheSource(t *testing.T) {
 	for _, f := range fs {
 		got = append(got, f.Pos+" "+f.Name)
 	}
-	want := "p/p.go:6 F,p/p.go:9 G,p/p.go:20 T.M,p/p.go:23 T.N,p/p.go:29 u.Load,p/p.go:37 S.Get,p/p.go:40 H"
+	want := "p/p.go:11 F,p/p.go:14 G,p/p.go:25 T.M,p/p.go:28 T.N,p/p.go:34 u.Load,p/p.go:42 S.Get,p/p.go:45 H," +
+		"p/internal/q/q.go:8 W.Shown,p/internal/q/q.go:11 W.Hidden"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("got  %s\nwant %s", strings.Join(got, ","), want)
 	}
-	if fs[1].File != "example.com/reachfix/p/p.go" || fs[1].From != (Point{9, 14}) || fs[1].To != (Point{14, 2}) {
+	if fs[1].File != "example.com/reachfix/p/p.go" || fs[1].From != (Point{14, 14}) || fs[1].To != (Point{19, 2}) {
 		t.Fatalf("G: %+v", fs[1])
+	}
+	if fs[8].File != "example.com/reachfix/p/internal/q/q.go" {
+		t.Fatalf("W.Hidden: %+v", fs[8])
 	}
 }
 
-// TestFixtureProfile: a profile in which three exported functions have no
+// TestFixtureProfile: a profile in which four exported functions have no
 // executed block fails the check, naming each by file:line.
 func TestFixtureProfile(t *testing.T) {
 	var out, log bytes.Buffer
@@ -46,7 +53,7 @@ func TestFixtureProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 3 || !strings.HasSuffix(out.String(), fixtureWant) {
+	if n != 4 || !strings.HasSuffix(out.String(), fixtureWant) {
 		t.Fatalf("%d never executed:\n%s\nwant:\n%s", n, out.String(), fixtureWant)
 	}
 }
@@ -55,16 +62,16 @@ func TestFixtureProfile(t *testing.T) {
 // list; a block counts when any profile ran it.
 func TestProfilesAreUnited(t *testing.T) {
 	more := filepath.Join(t.TempDir(), "more.cover")
-	os.WriteFile(more, []byte("mode: set\nexample.com/reachfix/p/p.go:9.14,10.13 1 1\n"), 0o644)
+	os.WriteFile(more, []byte("mode: set\nexample.com/reachfix/p/p.go:14.14,15.13 1 1\n"), 0o644)
 	var out bytes.Buffer
 	n, err := Command{Root: fixture, Dirs: []string{"p"}, Profiles: []string{"testdata/p.cover", more}}.Run(&out, &out)
-	if err != nil || n != 2 || strings.Contains(out.String(), " G is") {
+	if err != nil || n != 3 || strings.Contains(out.String(), " G is") {
 		t.Fatalf("%d, %v:\n%s", n, err, out.String())
 	}
 }
 
 // TestMeasureRunsTheLayers: without profiles the command runs its layers
-// with go test and finds the same three.
+// with go test, with coverage of q as well as p, and finds the same four.
 func TestMeasureRunsTheLayers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go test in the fixture module")
@@ -74,7 +81,7 @@ func TestMeasureRunsTheLayers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	if n != 3 || !strings.HasSuffix(out.String(), fixtureWant) || !strings.Contains(out.String(), "against p's tests (go test ./p)") {
+	if n != 4 || !strings.HasSuffix(out.String(), fixtureWant) || !strings.Contains(out.String(), "against p's tests (go test ./p)") {
 		t.Fatalf("%d never executed:\n%s", n, out.String())
 	}
 	n, err = Command{Root: fixture, Dirs: []string{"p"}, Layers: []Layer{{"no such test", []string{"-run", "^TestNone$", "./nothere"}}}}.Run(&out, &log)
@@ -98,7 +105,7 @@ func TestBadInputsAreNamed(t *testing.T) {
 		want string
 	}{
 		{Command{Root: fixture, Dirs: []string{"p"}, Profiles: []string{write("other.cover", "mode: set\nexample.com/other/x.go:1.1,2.2 1 1\n")}},
-			"no block in the body of 7 function(s)"},
+			"no block in the body of 9 function(s)"},
 		{Command{Root: fixture, Dirs: []string{"p"}, Profiles: []string{write("bad.cover", "mode: set\nnot a block\n")}},
 			"coverage profile " + filepath.Join(dir, "bad.cover")},
 		{Command{Root: fixture, Dirs: []string{"p"}, Profiles: []string{filepath.Join(dir, "none.cover")}}, "none.cover"},

@@ -44,7 +44,7 @@ func (c Command) Run(stdout, log io.Writer) (int, error) {
 			return 0, err
 		}
 		defer os.RemoveAll(dir)
-		if profiles, err = Measure(c.Root, pkgs, c.Layers, dir, log); err != nil {
+		if profiles, err = Measure(c.Root, fs, c.Layers, dir, log); err != nil {
 			return 0, err
 		}
 		var ls []string

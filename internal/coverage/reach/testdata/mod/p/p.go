@@ -2,6 +2,11 @@
 // shape, some executed by its test and some not.
 package p
 
+import "example.com/reachfix/p/internal/q"
+
+// W re-exports q.V: its exported methods are p's.
+type W = q.V
+
 // F is executed by the test.
 func F() int { return 1 }
 

@@ -7,4 +7,7 @@ func TestSome(t *testing.T) {
 		t.Fatal("wrong")
 	}
 	T{}.M()
+	if (W{}).Shown() != "v" {
+		t.Fatal("wrong")
+	}
 }
