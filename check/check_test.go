@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // Every invariant must be able to fail: each case takes a real trace of a
@@ -464,4 +466,56 @@ func TestI4CompensateNamesItsRelease(t *testing.T) {
 	}
 	tr.Decisions[1].Key = "0000000000000000"
 	wantViolation(t, tr, "I4")
+}
+
+// entryCounter is the real gate counting the acks that reach it through
+// Feed and through Ack; every subject All builds adds to the same counts.
+type entryCounter struct {
+	*gate.Gate
+	fed, acked *int
+}
+
+func (c entryCounter) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	if ev.Kind == sealgate.Ack {
+		*c.fed++
+	}
+	return c.Gate.Feed(ev)
+}
+
+func (c entryCounter) Ack(key string, ok bool) ([]sealgate.Decision, error) {
+	*c.acked++
+	return c.Gate.Ack(key, ok)
+}
+
+// TestCorpusAcksReachBothEntryPoints: All sends acks through Ack as well
+// as Feed on every corpus file that has one, whatever the acks' indexes.
+func TestCorpusAcksReachBothEntryPoints(t *testing.T) {
+	files, err := scn.Files(filepath.Join("..", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		s, err := scn.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := s.Config()
+		if err != nil || !slices.ContainsFunc(s.Events, func(e sealgate.Event) bool { return e.Kind == sealgate.Ack }) {
+			continue
+		}
+		n++
+		var fed, acked int
+		chk := wrapChecker(func(g *gate.Gate) gated { return entryCounter{g, &fed, &acked} })
+		if err := chk.All(cfg, s.Events); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if fed == 0 || acked == 0 {
+			t.Errorf("%s: %d acks through Feed, %d through Ack: want both", f, fed, acked)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no corpus file has an ack")
+	}
+	t.Logf("%d corpus files with acks", n)
 }
