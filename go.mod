@@ -15,6 +15,7 @@ require (
 	go.etcd.io/bbolt v1.4.3
 	golang.org/x/mod v0.41.0
 	golang.org/x/sys v0.48.0
+	golang.org/x/tools v0.49.0
 	gonum.org/v1/plot v0.17.0
 	pgregory.net/rapid v1.3.0
 )

@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
 	"github.com/sealgate/sealgate/gate"
+	"github.com/sealgate/sealgate/scn"
 )
 
 // Every invariant must be able to fail: each case takes a real trace of a
@@ -275,6 +277,63 @@ func TestChecksFeedDeltasBothWays(t *testing.T) {
 	if err := check.Default.All(cfgWithSecret(), splitDelta); err != nil {
 		t.Fatalf("the real gate fails the same stream: %v", err)
 	}
+	// A lone delta at an even index goes through Feed in the first run and
+	// through FeedDelta in the determinism rerun.
+	evs := []sealgate.Event{open1, begin1, delta1, end1, close1}
+	wantI12(t, func(g *gate.Gate) gated { return deltaEntryBug{g} }, evs)
+}
+
+// ackEntryBug is a gate whose Ack reports the opposite outcome while its
+// Feed of an ack event is right.
+type ackEntryBug struct{ *gate.Gate }
+
+func (a ackEntryBug) Ack(key string, ok bool) ([]sealgate.Decision, error) {
+	return a.Gate.Feed(sealgate.AckEvent(key, !ok))
+}
+
+// ackFeedBug is the converse: Feed reports an ack's opposite outcome while
+// Ack is right.
+type ackFeedBug struct{ *gate.Gate }
+
+func (a ackFeedBug) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	if ev.Kind == sealgate.Ack {
+		ev.OK = !ev.OK
+	}
+	return a.Gate.Feed(ev)
+}
+
+// ackedStreams are a release, its ack fail and a second attempt that runs
+// the call again (which it may only because the key was cleared), with the
+// ack at an odd and at an even index: every ack reaches both entry points
+// in All, whichever index it has.
+func ackedStreams(t *testing.T) [][]sealgate.Event {
+	t.Helper()
+	first := []sealgate.Event{open1, begin1, delta1, end1, close1}
+	tr := check.Default.Record(cfgWithSecret(), first)
+	if len(tr.Decisions) != 1 || tr.Decisions[0].Kind != sealgate.Release {
+		t.Fatalf("want one release, got %v", tr.Decisions)
+	}
+	ack := sealgate.AckEvent(tr.Decisions[0].Key, false)
+	open2 := sealgate.OpenEvent("r2", "t1")
+	second := []sealgate.Event{sealgate.BeginEvent("r2", "0", "c1", "login"),
+		sealgate.DeltaEvent("r2", "0", delta1.Bytes), sealgate.EndEvent("r2", "0"), sealgate.CloseEvent("r2", sealgate.Complete)}
+	odd := slices.Concat(first, []sealgate.Event{ack, open2}, second)
+	even := slices.Concat(first, []sealgate.Event{open2, ack}, second)
+	return [][]sealgate.Event{odd, even}
+}
+
+func TestChecksAcksBothWays(t *testing.T) {
+	for i, evs := range ackedStreams(t) {
+		m := check.Default.Run(cfgWithSecret(), evs)
+		if err := m.Agree(); err != nil || len(m.Gate) != 2 || m.Gate[1].Kind != sealgate.Release {
+			t.Fatalf("stream %d: want the call released twice, got %v (%v)", i, m.Gate, err)
+		}
+		if err := check.Default.All(cfgWithSecret(), evs); err != nil {
+			t.Fatalf("stream %d: the real gate fails: %v", i, err)
+		}
+		wantI12(t, func(g *gate.Gate) gated { return ackEntryBug{g} }, evs)
+		wantI12(t, func(g *gate.Gate) gated { return ackFeedBug{g} }, evs)
+	}
 }
 
 // gated is a wrapper around the real gate with a planted bug.
@@ -300,6 +359,30 @@ type deltaFeeder interface {
 	FeedDelta(attempt, item string, b []byte) ([]sealgate.Decision, error)
 }
 
+// fullAckSubject is a fullSubject whose wrapper has its own Ack, which the
+// checks then use for every other ack.
+type fullAckSubject struct{ fullSubject }
+
+func (s fullAckSubject) Ack(key string, ok bool) ([]sealgate.Decision, error) {
+	return s.gated.(acker).Ack(key, ok)
+}
+
+// fullEntriesSubject is a fullSubject whose wrapper has both FeedDelta and
+// Ack.
+type fullEntriesSubject struct{ fullSubject }
+
+func (s fullEntriesSubject) FeedDelta(attempt, item string, b []byte) ([]sealgate.Decision, error) {
+	return s.gated.(deltaFeeder).FeedDelta(attempt, item, b)
+}
+
+func (s fullEntriesSubject) Ack(key string, ok bool) ([]sealgate.Decision, error) {
+	return s.gated.(acker).Ack(key, ok)
+}
+
+type acker interface {
+	Ack(key string, ok bool) ([]sealgate.Decision, error)
+}
+
 // wrapChecker checks the real gate inside wrap, at full fidelity.
 func wrapChecker(wrap func(*gate.Gate) gated) *check.Checker {
 	return check.NewChecker(func(cfg sealgate.Config) (check.Subject, error) {
@@ -308,8 +391,15 @@ func wrapChecker(wrap func(*gate.Gate) gated) *check.Checker {
 			return nil, err
 		}
 		w := wrap(g)
-		if _, ok := w.(deltaFeeder); ok {
+		_, deltas := w.(deltaFeeder)
+		_, acks := w.(acker)
+		switch {
+		case deltas && acks:
+			return fullEntriesSubject{fullSubject{w}}, nil
+		case deltas:
 			return fullDeltaSubject{fullSubject{w}}, nil
+		case acks:
+			return fullAckSubject{fullSubject{w}}, nil
 		}
 		return fullSubject{w}, nil
 	})
@@ -376,4 +466,56 @@ func TestI4CompensateNamesItsRelease(t *testing.T) {
 	}
 	tr.Decisions[1].Key = "0000000000000000"
 	wantViolation(t, tr, "I4")
+}
+
+// entryCounter is the real gate counting the acks that reach it through
+// Feed and through Ack; every subject All builds adds to the same counts.
+type entryCounter struct {
+	*gate.Gate
+	fed, acked *int
+}
+
+func (c entryCounter) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	if ev.Kind == sealgate.Ack {
+		*c.fed++
+	}
+	return c.Gate.Feed(ev)
+}
+
+func (c entryCounter) Ack(key string, ok bool) ([]sealgate.Decision, error) {
+	*c.acked++
+	return c.Gate.Ack(key, ok)
+}
+
+// TestCorpusAcksReachBothEntryPoints: All sends acks through Ack as well
+// as Feed on every corpus file that has one, whatever the acks' indexes.
+func TestCorpusAcksReachBothEntryPoints(t *testing.T) {
+	files, err := scn.Files(filepath.Join("..", "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		s, err := scn.ParseFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := s.Config()
+		if err != nil || !slices.ContainsFunc(s.Events, func(e sealgate.Event) bool { return e.Kind == sealgate.Ack }) {
+			continue
+		}
+		n++
+		var fed, acked int
+		chk := wrapChecker(func(g *gate.Gate) gated { return entryCounter{g, &fed, &acked} })
+		if err := chk.All(cfg, s.Events); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if fed == 0 || acked == 0 {
+			t.Errorf("%s: %d acks through Feed, %d through Ack: want both", f, fed, acked)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no corpus file has an ack")
+	}
+	t.Logf("%d corpus files with acks", n)
 }

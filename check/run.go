@@ -30,19 +30,37 @@ type deltaFeeder interface {
 	FeedDelta(attempt, item string, b []byte) ([]sealgate.Decision, error)
 }
 
-// feed gives event i (0-based) to s: through FeedDelta when it is a delta at
-// an odd index and s has one, through Feed otherwise.
+// acker is a subject with a second entry point for acks (the real gate's
+// Ack, the one an executor calls), which must answer exactly as Feed of the
+// ack event does. The checks send every other ack through it, as they do
+// deltas through FeedDelta.
+type acker interface {
+	Ack(key string, ok bool) ([]sealgate.Decision, error)
+}
+
+// feed gives event i (0-based) to s: a delta or an ack at an odd index goes
+// through s's second entry point for it (FeedDelta, Ack) when s has one,
+// every other event through Feed. With swapped the parity flips, so a
+// second run of the same stream sends each such event the other way: All's
+// determinism rerun does, and so every delta and ack of a stream reaches
+// both entry points, whatever its index.
 // The choice follows the event's index, so when the reducer drops an event
 // the later deltas change entry point; the two share one path in the real
 // gate, so a failure does not hang on the choice unless an entry point
 // itself is wrong. A decision with no At gets event i's; one that names
 // another event is the subject breaking its contract.
-func feed(s Subject, i int, ev sealgate.Event) ([]sealgate.Decision, error) {
+func feed(s Subject, i int, ev sealgate.Event, swapped bool) ([]sealgate.Decision, error) {
 	var ds []sealgate.Decision
 	var err error
-	if d, ok := s.(deltaFeeder); ok && ev.Kind == sealgate.Delta && i%2 == 1 {
+	second := (i%2 == 1) != swapped
+	d, deltas := s.(deltaFeeder)
+	a, acks := s.(acker)
+	switch {
+	case second && deltas && ev.Kind == sealgate.Delta:
 		ds, err = d.FeedDelta(ev.Attempt, ev.Item, ev.Bytes)
-	} else {
+	case second && acks && ev.Kind == sealgate.Ack:
+		ds, err = a.Ack(ev.Key, ev.OK)
+	default:
 		ds, err = s.Feed(ev)
 	}
 	ds, nerr := numbered(i, ev, ds)
@@ -68,7 +86,8 @@ func numbered(i int, ev sealgate.Event, ds []sealgate.Decision) ([]sealgate.Deci
 }
 
 // realGate is the project's own gate as a subject: it claims the whole
-// SPEC, and its FeedDelta is the second entry point the checks exercise.
+// SPEC, and its FeedDelta and Ack are the second entry points the checks
+// exercise.
 type realGate struct{ *gate.Gate }
 
 func (realGate) Capabilities() Capabilities { return FullCapabilities() }

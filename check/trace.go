@@ -35,6 +35,12 @@ type Trace struct {
 // Record runs a subject over the events it can carry (Capabilities.carry)
 // and records a Trace of them.
 func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
+	return c.record(cfg, events, false)
+}
+
+// record is Record; swapped sends each delta and ack the other way between
+// Feed and the subject's second entry point for it (see feed).
+func (c *Checker) record(cfg sealgate.Config, events []sealgate.Event, swapped bool) *Trace {
 	t := &Trace{Config: cfg, Events: events}
 	s, err := c.open(cfg)
 	if errors.Is(err, ErrSubjectFailed) {
@@ -100,7 +106,7 @@ func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 		return t
 	}
 	for i, ev := range t.Events {
-		ds, err := feed(s, i, ev)
+		ds, err := feed(s, i, ev, swapped)
 		took(i, ds)
 		if err != nil {
 			t.Err = fmt.Errorf("event %d (%s): %s: %w", i+1, ev.Kind, what, err)

@@ -142,3 +142,20 @@ func TestWalkSchemaRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestRefuseLoaderRefusesEveryURL: schemaRules refuses a $ref outside the
+// document before the library sees it, so the loader is the second line; a
+// compiler given it, and no such check, still loads nothing.
+func TestRefuseLoaderRefusesEveryURL(t *testing.T) {
+	for _, ref := range []string{"https://example.com/s.json", "file:///etc/passwd"} {
+		c := jsonschema.NewCompiler()
+		c.UseLoader(refuseLoader{})
+		if err := c.AddResource("https://sealgate.invalid/tool/0.json", map[string]any{"$ref": ref}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.Compile("https://sealgate.invalid/tool/0.json")
+		if err == nil || !strings.Contains(err.Error(), "refused: $ref must point inside the schema") || !strings.Contains(err.Error(), ref) {
+			t.Errorf("$ref %s: compile error %v, want the loader's refusal naming it", ref, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ func TestVendorCorpus(t *testing.T) {
 			return err
 		}
 		rel, _ := filepath.Rel(vendorCorpus, path)
-		if strings.HasPrefix(rel, "derived"+string(filepath.Separator)) {
+		if strings.HasPrefix(rel, "derived"+string(filepath.Separator)) || bodyBeside(path) != "" {
 			return nil
 		}
 		n++
@@ -77,6 +78,17 @@ func checkScenario(t *testing.T, path string, p Protocol, body []byte, fr Framin
 	if err != nil {
 		t.Fatal(err)
 	}
+	got, problems := scenarioProblems(s, p, body, fr)
+	for _, pr := range problems {
+		t.Errorf("%s: %s", path, pr)
+	}
+	return got
+}
+
+// scenarioProblems is checkScenario's comparison of a parsed scenario with
+// what the decoder makes of body: the decoded events and what differs.
+func scenarioProblems(s *scn.Scenario, p Protocol, body []byte, fr Framing) ([]sealgate.Event, []string) {
+	var problems []string
 	got, decErr := Decode(p, bytes.NewReader(body), Options{Framing: fr})
 	wantErr := ""
 	for _, n := range s.Notes {
@@ -86,16 +98,16 @@ func checkScenario(t *testing.T, path string, p Protocol, body []byte, fr Framin
 	}
 	switch {
 	case decErr == nil && wantErr != "":
-		t.Errorf("%s: decoded without error, the scenario expects: %s", path, wantErr)
+		problems = append(problems, "decoded without error, the scenario expects: "+wantErr)
 	case decErr != nil && decErr.Error() != wantErr:
-		t.Errorf("%s: decode error %q, the scenario expects %q", path, decErr, wantErr)
+		problems = append(problems, fmt.Sprintf("decode error %q, the scenario expects %q", decErr, wantErr))
 	}
 	if d := sameEvents(s.Events, got); d != "" {
-		t.Errorf("%s: %s", path, d)
+		problems = append(problems, d)
 	}
 	cfg, err := s.Config()
 	if err != nil {
-		t.Fatal(err)
+		return got, append(problems, "configuration: "+err.Error())
 	}
 	r := check.Default.Run(cfg, got)
 	closed := map[string]sealgate.Status{}
@@ -104,12 +116,84 @@ func checkScenario(t *testing.T, path string, p Protocol, body []byte, fr Framin
 			closed[e.Attempt] = e.Status
 		}
 	}
+	compensated := map[string]bool{}
 	for _, d := range r.Gate {
-		if d.Kind == sealgate.Release && closed[d.Attempt] != sealgate.Complete {
-			t.Errorf("%s: %s, from an attempt closed %s", path, d, closed[d.Attempt])
+		if d.Kind == sealgate.Compensate {
+			compensated[d.Key] = true
 		}
 	}
-	return got
+	for _, d := range r.Gate {
+		// An early release (release=per-call) of an attempt that then ends
+		// badly is undone by its compensate; any other is the decoder
+		// having said complete where the protocol did not.
+		if d.Kind == sealgate.Release && closed[d.Attempt] != sealgate.Complete && !compensated[d.Key] {
+			problems = append(problems, fmt.Sprintf("%s, from an attempt closed %s", d, closed[d.Attempt]))
+		}
+	}
+	return got, problems
+}
+
+// bodyBeside is the vendor body written by hand beside a corpus/wire
+// scenario (same name, .sse or .jsonl), for cases no capture shows; "" when
+// the scenario's body is a capture in the shared fixtures.
+func bodyBeside(scenario string) string {
+	base := strings.TrimSuffix(scenario, ".scn")
+	for _, ext := range []string{".sse", ".jsonl"} {
+		if _, err := os.Stat(base + ext); err == nil {
+			return base + ext
+		}
+	}
+	return ""
+}
+
+// handWritten lists the corpus/wire scenarios whose body is beside them.
+func handWritten(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(vendorCorpus, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".scn") && bodyBeside(path) != "" {
+			out = append(out, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestHandWrittenCorpus decodes every body written by hand beside its
+// corpus/wire scenario (the multi-choice Chat streams, whose finishes and
+// errors come in every order) and compares it with the scenario, as
+// TestVendorCorpus does for captures; it needs no shared fixtures.
+func TestHandWrittenCorpus(t *testing.T) {
+	paths := handWritten(t)
+	if len(paths) == 0 {
+		t.Fatal("no hand-written bodies under corpus/wire")
+	}
+	for _, path := range paths {
+		rel, _ := filepath.Rel(vendorCorpus, path)
+		t.Run(rel, func(t *testing.T) {
+			p, err := ParseProtocol(strings.Split(filepath.ToSlash(rel), "/")[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := bodyBeside(path)
+			b, err := os.ReadFile(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkScenario(t, path, p, b, FramingFor(body))
+			s, err := scn.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "corpus/wire/" + strings.TrimSuffix(filepath.ToSlash(rel), ".scn") + filepath.Ext(body)
+			if !strings.Contains(strings.Join(s.Notes, "\n"), want) {
+				t.Errorf("%s: its comment must name its body (%s)", path, want)
+			}
+		})
+	}
 }
 
 // sseBlocks cuts an SSE capture into its events (blank-line separated).
@@ -206,5 +290,71 @@ func TestDerivedCorpus(t *testing.T) {
 				t.Errorf("%s: its comment must name the capture it is derived from (%s)", path, c.capture)
 			}
 		})
+	}
+}
+
+// TestHandWrittenCorpusCatchesWrongExpectations: each hand-written
+// scenario, with one thing of its expectation changed (the close's status,
+// the order of two ends, a decision left out, the decode error's text), no
+// longer passes: the replay compares every part of it.
+func TestHandWrittenCorpusCatchesWrongExpectations(t *testing.T) {
+	for _, path := range handWritten(t) {
+		rel, _ := filepath.Rel(vendorCorpus, path)
+		p, err := ParseProtocol(strings.Split(filepath.ToSlash(rel), "/")[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := bodyBeside(path)
+		b, err := os.ReadFile(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := func() *scn.Scenario {
+			s, err := scn.ParseFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		wantProblem := func(what string, s *scn.Scenario) {
+			t.Helper()
+			if _, problems := scenarioProblems(s, p, b, FramingFor(body)); len(problems) == 0 {
+				t.Errorf("%s with %s: the replay passes", path, what)
+			}
+		}
+		if _, problems := scenarioProblems(fresh(), p, b, FramingFor(body)); len(problems) != 0 {
+			t.Fatalf("%s: %v", path, problems)
+		}
+		s := fresh()
+		var ends []int
+		for i, e := range s.Events {
+			switch e.Kind {
+			case sealgate.Close:
+				s.Events[i].Status = e.Status%sealgate.Disconnected + 1
+			case sealgate.End:
+				ends = append(ends, i)
+			}
+		}
+		wantProblem("another close status", s)
+		if len(ends) >= 2 {
+			s = fresh()
+			s.Events[ends[0]], s.Events[ends[1]] = s.Events[ends[1]], s.Events[ends[0]]
+			wantProblem("two ends swapped", s)
+		}
+		s = fresh()
+		s.Notes = append(s.Notes, " decode error: not the decoder's")
+		wantProblem("another decode error", s)
+		s = fresh()
+		cfg, err := s.Config()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := check.Default.Run(cfg, s.Events)
+		if err := check.Compare("expected", s.Expect, "gate", r.Gate); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if err := check.Compare("expected", s.Expect[:len(s.Expect)-1], "gate", r.Gate); err == nil {
+			t.Errorf("%s without its last decision: the gate still agrees", path)
+		}
 	}
 }

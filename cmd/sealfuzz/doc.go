@@ -15,6 +15,8 @@
 //	sealfuzz peers [flags]           the official SDKs' tool-call idioms under the suite;
 //	                                 writes docs/research/peers/
 //	sealfuzz coverage [flags]        the share of SPEC feature pairs each generator reaches
+//	sealfuzz reach [flags] [DIR...]  fail when the fixed-input tests never execute an exported
+//	                                 function of gate or wire (or of DIR...)
 //	sealfuzz exhaust [flags]         check every event sequence up to -events long over a
 //	                                 small alphabet (docs/research/exhaust.md); -zoo: per zoo bug
 //	sealfuzz throughput [flags]      execs per CPU-second of the fuzz bodies, and where
@@ -26,6 +28,6 @@
 //
 // Each command is one value of the table in main.go; its logic lives in the
 // package it belongs to (internal/campaign, internal/replay,
-// internal/coverage, internal/exhaust, internal/throughput), and its file
-// here holds its flags and one call.
+// internal/coverage, internal/coverage/reach, internal/exhaust,
+// internal/throughput), and its file here holds its flags and one call.
 package main

@@ -38,7 +38,7 @@ func init() {
 		sharedCmd,
 		{name: "test", usage: "test -gate 'CMD ARGS'", short: "check a gate process that speaks the stdio protocol\n(docs/protocol.md) with every check that applies", main: testMain},
 		{name: "peers", usage: "peers [flags]", short: "the official SDKs' tool-call idioms under the suite;\nwrites docs/research/peers/", main: peersMain},
-		coverageCmd, exhaustCmd, throughputCmd,
+		coverageCmd, reachCmd, exhaustCmd, throughputCmd,
 	}
 }
 

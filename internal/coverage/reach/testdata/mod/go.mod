@@ -1,0 +1,3 @@
+module example.com/reachfix
+
+go 1.26

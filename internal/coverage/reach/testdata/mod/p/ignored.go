@@ -1,0 +1,6 @@
+//go:build ignore
+
+package p
+
+// Ignored is in a file that never builds.
+func Ignored() {}
