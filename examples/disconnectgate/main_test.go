@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"math/rand"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/machine"
 	"github.com/sealgate/sealgate/internal/trial"
 	"github.com/sealgate/sealgate/stdiogate"
 )
@@ -46,5 +48,57 @@ func TestGeneratedStreamsFindThePlantedBug(t *testing.T) {
 	t.Logf("%d of %d generated streams kill the planted gate", kills, streams)
 	if kills < streams/50 {
 		t.Fatalf("%d of %d generated streams kill the planted gate, want at least %d", kills, streams, streams/50)
+	}
+}
+
+// TestMachineFindsThePlantedBug: the rapid state machine (seed 1, 100
+// runs) finds the planted gate.
+func TestMachineFindsThePlantedBug(t *testing.T) {
+	f, after, err := machine.Hunt(inProcess(t, true), 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f == nil {
+		t.Fatal("the machine (seed 1, 100 runs) passes the planted gate")
+	}
+	t.Logf("found after %v: %v", after, f.Err)
+}
+
+// TestOverStdio: the command, built and run behind the stdio protocol,
+// fails on the same generated streams as in process, and without the
+// planted bug on none.
+func TestOverStdio(t *testing.T) {
+	const streams = 100
+	bin := filepath.Join(t.TempDir(), "gate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, planted := range []bool{true, false} {
+		argv := []string{bin}
+		if !planted {
+			argv = append(argv, "-correct")
+		}
+		c, err := stdiogate.NewClient(argv, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		here, there := inProcess(t, planted), c.Checker()
+		next := trial.Bytes(rand.New(rand.NewSource(1)))
+		kills := 0
+		for i := range streams {
+			s, _ := next(i)
+			want, got := here.All(s.Config, s.Events), there.All(s.Config, s.Events)
+			if (want == nil) != (got == nil) {
+				t.Fatalf("planted %v, %s: in process %v, over stdio %v", planted, s.Source, want, got)
+			}
+			if got != nil {
+				kills++
+			}
+		}
+		t.Logf("planted %v: %d of %d generated streams fail over stdio", planted, kills, streams)
+		if planted == (kills == 0) {
+			t.Fatalf("planted %v: %d of %d generated streams fail", planted, kills, streams)
+		}
 	}
 }
