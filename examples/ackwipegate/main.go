@@ -11,7 +11,9 @@
 //
 // With -correct its clear removes only its key, which must pass. It
 // claims what the real gate claims, the whole SPEC, since everything but
-// the ledger is the real gate.
+// the ledger is the real gate; with -release-only it reports its releases
+// only and claims no more, so that only the checks on what it releases
+// can see the bug.
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -30,8 +33,9 @@ import (
 
 func main() {
 	correct := flag.Bool("correct", false, "serve the gate without the planted bug")
+	quiet := flag.Bool("release-only", false, "report releases only, and claim no other decision (nor peeks)")
 	flag.Parse()
-	backend := func(cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
+	var backend stdiogate.Backend = func(cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
 		l, err := openJournal(ledgerPath, !*correct)
 		if err != nil {
 			return nil, err
@@ -42,6 +46,9 @@ func main() {
 			return nil, err
 		}
 		return subject{g, l}, nil
+	}
+	if *quiet {
+		backend = reportingOnlyReleases(backend)
 	}
 	if err := stdiogate.Serve(os.Stdin, os.Stdout, "ack-wipe gate", backend); err != nil {
 		fmt.Fprintln(os.Stderr, "ackwipegate:", err)
@@ -127,4 +134,43 @@ func (j *journal) write(op, key string, s gate.LedgerState) error {
 		j.keys[key] = s
 	}
 	return nil
+}
+
+// releaseOnly reports only the releases of the gate it wraps, and claims
+// only what that leaves: a gate that takes acks and restarts, validates
+// schemas, and says nothing of what it does not run. Only the checks that
+// hold its releases to the model's (I14, I1, I7, SEAL, ...) then apply.
+type releaseOnly struct{ check.Subject }
+
+func (releaseOnly) Capabilities() check.Capabilities {
+	return check.Capabilities{Acks: true, Restarts: true, Schemas: true, SplitRunes: true}
+}
+
+func (r releaseOnly) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	ds, err := r.Subject.Feed(ev)
+	out := ds[:0]
+	for _, d := range ds {
+		if d.Kind == sealgate.Release {
+			out = append(out, d)
+		}
+	}
+	return out, err
+}
+
+func (r releaseOnly) Close() error {
+	if c, ok := r.Subject.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// reportingOnlyReleases wraps every gate b builds in releaseOnly.
+func reportingOnlyReleases(b stdiogate.Backend) stdiogate.Backend {
+	return func(cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
+		g, err := b(cfg, ledgerPath)
+		if err != nil {
+			return nil, err
+		}
+		return releaseOnly{g}, nil
+	}
 }

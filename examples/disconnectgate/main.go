@@ -11,7 +11,9 @@
 //
 // With -correct it serves the gate without the wrapper, which must pass.
 // It claims what the real gate claims, the whole SPEC, since everything
-// but the wrapped close is the real gate.
+// but the wrapped close is the real gate; with -release-only it reports
+// its releases only and claims no more, so that only the checks on what
+// it releases can see the bug.
 package main
 
 import (
@@ -27,10 +29,14 @@ import (
 
 func main() {
 	correct := flag.Bool("correct", false, "serve the gate without the planted bug")
+	quiet := flag.Bool("release-only", false, "report releases only, and claim no other decision (nor peeks)")
 	flag.Parse()
 	b := stdiogate.Control(false)
 	if !*correct {
 		b = endedDisconnectIsComplete(b)
+	}
+	if *quiet {
+		b = reportingOnlyReleases(b)
 	}
 	if err := stdiogate.Serve(os.Stdin, os.Stdout, "disconnect gate", b); err != nil {
 		fmt.Fprintln(os.Stderr, "disconnectgate:", err)
@@ -99,4 +105,43 @@ func (w *wrapper) Close() error {
 		return c.Close()
 	}
 	return nil
+}
+
+// releaseOnly reports only the releases of the gate it wraps, and claims
+// only what that leaves: a gate that takes acks and restarts, validates
+// schemas, and says nothing of what it does not run. Only the checks that
+// hold its releases to the model's (I14, I1, I7, SEAL, ...) then apply.
+type releaseOnly struct{ check.Subject }
+
+func (releaseOnly) Capabilities() check.Capabilities {
+	return check.Capabilities{Acks: true, Restarts: true, Schemas: true, SplitRunes: true}
+}
+
+func (r releaseOnly) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
+	ds, err := r.Subject.Feed(ev)
+	out := ds[:0]
+	for _, d := range ds {
+		if d.Kind == sealgate.Release {
+			out = append(out, d)
+		}
+	}
+	return out, err
+}
+
+func (r releaseOnly) Close() error {
+	if c, ok := r.Subject.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// reportingOnlyReleases wraps every gate b builds in releaseOnly.
+func reportingOnlyReleases(b stdiogate.Backend) stdiogate.Backend {
+	return func(cfg sealgate.Config, ledgerPath string) (check.Subject, error) {
+		g, err := b(cfg, ledgerPath)
+		if err != nil {
+			return nil, err
+		}
+		return releaseOnly{g}, nil
+	}
 }
