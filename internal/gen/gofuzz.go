@@ -232,9 +232,10 @@ func (b *eventBuilder) close(e RawEvent, a string) {
 // each sent whole and ended, and a close, half the time complete and
 // otherwise bad (a bad close after every call ended). Half of these draws
 // are retries instead: mostly of a turn of two or three calls made
-// complete for it, else of an attempt that closed complete before. Random bytes seldom line up a
-// turn event by event; this draw makes the coherent shapes common in the
-// generated streams.
+// complete for it, else of an attempt that closed complete before. Random
+// bytes seldom line up a turn event by event; this draw makes the
+// coherent shapes common in the generated streams. A draw adds at most
+// about 30 events, so maxEvents still bounds a scenario.
 func (b *eventBuilder) turn(e RawEvent) {
 	if e.Call&1 == 0 {
 		b.wholeTurn(e, 1+int(e.Item)%3, e.Status&1 == 0)
