@@ -16,6 +16,7 @@
 // schemas), documents.go (argument documents grown for a tool),
 // writer.go (the JSON text writer, in a run's value shapes),
 // validjson.go (strictly valid I-JSON objects), gofuzz.go (the gofuzz
-// reading of fuzzer bytes) and rapiddraws.go (what the rapid machine
+// reading of fuzzer bytes), hidden.go (the shapes of the bug classes the
+// generators once missed, which they are measured on) and rapiddraws.go (what the rapid machine
 // draws for a run, a call's tool and its document).
 package gen

@@ -73,7 +73,7 @@ func fixedConfig(cfg *sealgate.Config, r Raw) {
 	}
 	lim := []*int{&cfg.Limits.CallBytes, &cfg.Limits.TurnBytes, &cfg.Limits.Calls, &cfg.Limits.Depth, &cfg.Limits.PreviewBytes}
 	for i, v := range r.Limits {
-		if v != 0 {
+		if v%2 == 1 {
 			*lim[i] = int(v)
 		}
 	}
