@@ -73,7 +73,13 @@ func FileName(id string) string {
 type Options struct {
 	// MaxTries caps how many candidate scenarios are checked (0: 20000).
 	MaxTries int
+	// Off names passes (Passes) to leave out, to measure what each buys.
+	Off []string
 }
+
+// Passes names the reduction passes, in the order each round runs them.
+var Passes = []string{"drop-events", "merge-attempts", "merge-deltas", "trim-space",
+	"shorten-fragments", "simplify-config", "rename", "ack-for-block", "release-at-end"}
 
 // Result is a reduced scenario and what it still fails.
 type Result struct {
@@ -106,14 +112,24 @@ func Reduce(cfg sealgate.Config, events []sealgate.Event, c Checker, o Options) 
 	if r.max <= 0 {
 		r.max = 20000
 	}
+	passes := map[string]func() bool{
+		"drop-events": r.dropEvents, "merge-attempts": r.mergeAttempts, "merge-deltas": r.mergeDeltas,
+		"trim-space": r.trimSpace, "shorten-fragments": r.shortenFragments, "simplify-config": r.simplifyConfig,
+		"rename": r.rename, "ack-for-block": r.ackForBlock, "release-at-end": r.releaseAtEnd,
+	}
+	for _, name := range o.Off {
+		if _, ok := passes[name]; !ok {
+			return nil, fmt.Errorf("reduce: no pass %q to leave out (have %s)", name, strings.Join(Passes, ", "))
+		}
+		delete(passes, name)
+	}
 	for changed := true; changed && r.tries < r.max; {
 		changed = false
-		changed = r.dropEvents() || changed
-		changed = r.mergeDeltas() || changed
-		changed = r.shortenFragments() || changed
-		changed = r.simplifyConfig() || changed
-		changed = r.ackForBlock() || changed
-		changed = r.releaseAtEnd() || changed
+		for _, name := range Passes {
+			if pass, ok := passes[name]; ok {
+				changed = pass() || changed
+			}
+		}
 	}
 	return &Result{Config: r.cfg, Events: r.events, Err: r.err, Tries: r.tries}, nil
 }
@@ -200,6 +216,9 @@ func (r *reducer) shortenFragments() bool {
 				changed = true
 			}
 		}
+		if r.events[i].Kind == sealgate.Delta && r.minimizeJSON(i) {
+			changed = true
+		}
 		for _, final := range []bool{false, true} {
 			get := func(e sealgate.Event) []byte {
 				if final {
@@ -258,6 +277,28 @@ func (r *reducer) simplifyConfig() bool {
 			return ok
 		})
 		edit(func(c *sealgate.Config) bool { t := &c.Tools[i]; ok := len(t.Secrets) > 0; t.Secrets = nil; return ok })
+		for j := len(r.cfg.Tools[i].Secrets) - 1; j >= 0; j-- {
+			edit(func(c *sealgate.Config) bool {
+				t := &c.Tools[i]
+				if j >= len(t.Secrets) || len(t.Secrets) < 2 {
+					return false
+				}
+				t.Secrets = append(t.Secrets[:j], t.Secrets[j+1:]...)
+				return true
+			})
+		}
+		if a := r.cfg.Tools[i].Allow; a != nil {
+			for j := len(a.Values) - 1; j >= 0; j-- {
+				edit(func(c *sealgate.Config) bool {
+					a := c.Tools[i].Allow
+					if a == nil || j >= len(a.Values) || len(a.Values) < 2 {
+						return false
+					}
+					a.Values = append(a.Values[:j], a.Values[j+1:]...)
+					return true
+				})
+			}
+		}
 		edit(func(c *sealgate.Config) bool {
 			t := &c.Tools[i]
 			ok := t.Schema != `{}`
@@ -267,6 +308,15 @@ func (r *reducer) simplifyConfig() bool {
 	}
 	edit(func(c *sealgate.Config) bool { ok := c.Batch != 0; c.Batch = 0; return ok })
 	edit(func(c *sealgate.Config) bool { ok := c.Release != 0; c.Release = 0; return ok })
+	// Early tools need release=per-call, so neither goes alone.
+	edit(func(c *sealgate.Config) bool {
+		ok := c.Release != 0
+		c.Release = 0
+		for j := range c.Tools {
+			c.Tools[j].Early = false
+		}
+		return ok
+	})
 	def := sealgate.DefaultLimits()
 	for _, f := range []func(*sealgate.Limits) *int{
 		func(l *sealgate.Limits) *int { return &l.CallBytes }, func(l *sealgate.Limits) *int { return &l.TurnBytes },
