@@ -17,7 +17,10 @@ import (
 	"github.com/sealgate/sealgate/scn"
 )
 
-var update = flag.Bool("update", false, "rewrite the expected part of testdata/minimal/*.scn from the reference model")
+var (
+	update = flag.Bool("update", false, "rewrite the expected part of testdata/minimal/*.scn from the reference model")
+	show   = flag.Bool("show", false, "log every reduced scenario")
+)
 
 // minimalDir holds, per zoo bug, a counterexample written by hand.
 const minimalDir = "testdata/minimal"
@@ -102,8 +105,9 @@ func starts(t *testing.T, b zoo.Bug) []start {
 // noisy adds to a failing scenario what a capture or a generator adds and
 // a person leaves out, each kind of noise kept only if the scenario still
 // fails the same way: long ids, 14 spaces of padding before each call's
-// bytes and its final, deltas split in two, a peek after every delta, an
-// unused tool and limit, and batch=atomic.
+// bytes and its final, deltas split in two, finals that repeat the bytes,
+// per-call release of early tools, a peek after every delta, an unused
+// tool and limit, and batch=atomic.
 func noisy(cfg sealgate.Config, events []sealgate.Event, c Checker) (sealgate.Config, []sealgate.Event, []string) {
 	err := c(cfg, events)
 	id := kind(err)
@@ -174,6 +178,34 @@ func noisy(cfg sealgate.Config, events []sealgate.Event, c Checker) (sealgate.Co
 			evs = append(evs, e)
 		}
 		keep("split", cfg, evs)
+	}
+	// finals: every end repeats its call's bytes, as some protocols do
+	{
+		evs := append([]sealgate.Event{}, events...)
+		acc := map[string][]byte{}
+		for i := range evs {
+			e := &evs[i]
+			switch e.Kind {
+			case sealgate.Begin:
+				acc[callKey(*e)] = nil
+			case sealgate.Delta:
+				acc[callKey(*e)] = append(acc[callKey(*e)], e.Bytes...)
+			case sealgate.End:
+				if !e.HasFinal {
+					e.Final, e.HasFinal = append([]byte{}, acc[callKey(*e)]...), true
+				}
+			}
+		}
+		keep("finals", cfg, evs)
+	}
+	// per-call release of early tools
+	if cfg.Release == sealgate.AfterTurn && cfg.Batch == sealgate.Independent && len(cfg.Tools) > 0 {
+		c2 := cloneConfig(cfg)
+		c2.Release = sealgate.PerCall
+		for i := range c2.Tools {
+			c2.Tools[i].Early = true
+		}
+		keep("per-call", c2, events)
 	}
 	// peeks
 	{
@@ -269,7 +301,7 @@ func TestReduceZooLikeAPerson(t *testing.T) {
 					t.Errorf("%s: %s", st.name, bad)
 				}
 				row += fmt.Sprintf(" %d → %d (%d tries, %v) |", len(st.events), len(res.Events), res.Tries, took.Round(time.Millisecond))
-				if t.Failed() {
+				if t.Failed() || *show {
 					t.Logf("%s reduced to\n%s", st.name, Text(res.Config, res.Events, res.Err))
 				}
 			}

@@ -232,6 +232,12 @@ func (r *reducer) shortenFragments() bool {
 			for n := len(get(r.events[i])) / 2; n >= 1; n /= 2 {
 				for start := 0; start+n <= len(get(r.events[i])); {
 					b := get(r.events[i])
+					if start >= n && bytes.Equal(b[start-n:start], b[start:start+n]) {
+						// The same cut as the one just refused (a run of
+						// digits, say): no try to spend on it.
+						start += n
+						continue
+					}
 					cut := append(append([]byte{}, b[:start]...), b[start+n:]...)
 					cand := append([]sealgate.Event{}, r.events...)
 					if final {
@@ -327,6 +333,20 @@ func (r *reducer) simplifyConfig() bool {
 			*f(&c.Limits) = *f(&def)
 			return ok
 		})
+		// A limit the failure needs goes as low as it can, so that the
+		// bytes that were only there to pass it can go too.
+		for _, lower := range []func(int) int{func(int) int { return 1 }, func(v int) int { return v / 2 }} {
+			for {
+				before := *f(&r.cfg.Limits)
+				if before == *f(&def) || lower(before) < 1 || lower(before) == before {
+					break
+				}
+				edit(func(c *sealgate.Config) bool { *f(&c.Limits) = lower(before); return true })
+				if *f(&r.cfg.Limits) == before {
+					break
+				}
+			}
+		}
 	}
 	return changed
 }
