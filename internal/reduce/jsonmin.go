@@ -1,10 +1,6 @@
 package reduce
 
-import (
-	"bytes"
-
-	"github.com/sealgate/sealgate"
-)
+import "bytes"
 
 // value is a JSON text parsed only as far as shrinking it needs: every
 // string, name and number keeps its bytes as written, so that an escape or
@@ -213,9 +209,7 @@ func (r *reducer) minimizeJSON(i int) bool {
 			return changed
 		}
 		e := k
-		cand := append([]sealgate.Event{}, r.events...)
-		cand[i].Bytes = v.render(&e)
-		if r.try(r.cfg, r.rekey(r.cfg, cand)) {
+		if r.replaceFragment(i, v.render(&e)) {
 			changed = true
 			continue // the same edit number now names the next edit
 		}

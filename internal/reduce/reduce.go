@@ -209,10 +209,11 @@ func (r *reducer) mergeDeltas() bool {
 func (r *reducer) shortenFragments() bool {
 	changed := false
 	for i := range r.events {
+		if r.dropFinal(i) {
+			changed = true
+		}
 		if e := r.events[i]; e.Kind == sealgate.Delta && len(e.Bytes) > 2 && string(e.Bytes) != "{}" {
-			cand := append([]sealgate.Event{}, r.events...)
-			cand[i].Bytes = []byte("{}")
-			if r.try(r.cfg, r.rekey(r.cfg, cand)) {
+			if r.replaceFragment(i, []byte("{}")) {
 				changed = true
 			}
 		}
@@ -240,12 +241,15 @@ func (r *reducer) shortenFragments() bool {
 					}
 					cut := append(append([]byte{}, b[:start]...), b[start+n:]...)
 					cand := append([]sealgate.Event{}, r.events...)
+					ok := false
 					if final {
 						cand[i].Final = cut
+						ok = r.try(r.cfg, r.rekey(r.cfg, cand))
 					} else {
 						cand[i].Bytes = cut
+						ok = r.tryBytes(cand)
 					}
-					if r.try(r.cfg, r.rekey(r.cfg, cand)) {
+					if ok {
 						changed = true
 						continue
 					}

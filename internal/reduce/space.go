@@ -99,7 +99,7 @@ func (r *reducer) trimSpace() bool {
 		if same(cand, r.events) {
 			return false
 		}
-		if r.try(r.cfg, r.rekey(r.cfg, cand)) {
+		if r.tryBytes(cand) {
 			changed = true
 			return true
 		}
