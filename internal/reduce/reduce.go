@@ -97,8 +97,6 @@ type reducer struct {
 	cfg    sealgate.Config
 	events []sealgate.Event
 	err    error
-
-	releases []sealgate.Decision // the model's releases for (cfg, events), once asked; nil after a kept candidate
 }
 
 // Reduce shrinks (cfg, events), which must fail under c, keeping only
@@ -145,7 +143,6 @@ func (r *reducer) try(cfg sealgate.Config, events []sealgate.Event) bool {
 		return false
 	}
 	r.cfg, r.events, r.err = cfg, events, err
-	r.releases = nil
 	return true
 }
 
@@ -355,56 +352,44 @@ func (r *reducer) simplifyConfig() bool {
 	return changed
 }
 
-// rekey follows a change of arguments or configuration into the acks: when
-// a candidate makes the reference model release the same calls under other
-// keys, an ack of a call's old key becomes an ack of its new one (so a
-// call's arguments can shrink while an ack of it stays an ack of it).
+// rekey follows a change of arguments, names or configuration into the
+// acks: each ack of the candidate, in order, names the key the reference
+// model wrote to the ledger at the same position before that ack as the
+// acked key held before the change (so a call's arguments can shrink, or
+// its turn or tool be renamed, while an ack of it stays an ack of it).
+// Ack by ack, because an ack that no longer names its key changes the
+// decisions after it.
 func (r *reducer) rekey(cfg sealgate.Config, events []sealgate.Event) []sealgate.Event {
-	hasAck := false
-	for _, e := range events {
-		hasAck = hasAck || e.Kind == sealgate.Ack
-	}
-	if !hasAck || r.tries >= r.max {
-		return events // no ack to follow, or no try left to spend on it
-	}
-	if r.releases == nil {
-		r.releases = releases(r.cfg, r.events)
-	}
-	before, after := r.releases, releases(cfg, events)
-	if len(before) != len(after) {
-		return events
-	}
-	keys := map[string]string{}
-	for i, d := range before {
-		if d.Attempt != after[i].Attempt || d.Item != after[i].Item {
-			return events
-		}
-		if d.Key != after[i].Key {
-			keys[d.Key] = after[i].Key
-		}
-	}
-	if len(keys) == 0 {
-		return events
+	before, after := ackIndexes(r.events), ackIndexes(events)
+	if len(after) == 0 || len(before) != len(after) || r.tries >= r.max {
+		return events // no ack to follow, acks added or removed, or no try left to spend on it
 	}
 	out := append([]sealgate.Event{}, events...)
-	for i, e := range out {
-		if k, ok := keys[e.Key]; ok && e.Kind == sealgate.Ack {
-			out[i].Key = k
+	for n, i := range after {
+		old := model.LedgerKeys(r.cfg, r.events[:before[n]])
+		now := model.LedgerKeys(cfg, out[:i])
+		if len(old) != len(now) {
+			continue
+		}
+		for k, key := range old {
+			if key == out[i].Key {
+				out[i].Key = now[k]
+				break
+			}
 		}
 	}
 	return out
 }
 
-// releases is the reference model's Release decisions for a stream
-// (never nil, so that it can be cached).
-func releases(cfg sealgate.Config, events []sealgate.Event) []sealgate.Decision {
-	out := []sealgate.Decision{}
-	for _, d := range model.Run(cfg, events) {
-		if d.Kind == sealgate.Release {
-			out = append(out, d)
+// ackIndexes lists where the acks of a stream are.
+func ackIndexes(events []sealgate.Event) []int {
+	var at []int
+	for i, e := range events {
+		if e.Kind == sealgate.Ack {
+			at = append(at, i)
 		}
 	}
-	return out
+	return at
 }
 
 // maxRewrite bounds the streams the rewrites below try: they run after
