@@ -232,13 +232,17 @@ func noisy(cfg sealgate.Config, events []sealgate.Event, c Checker) (sealgate.Co
 }
 
 // unlike lists how a reduced scenario differs from what a person writes:
-// more than one event past the hand-minimal length, JSON whitespace in a
+// more than one event past the hand-minimal length, fragments much longer
+// than the hand-minimal ones (8 bytes or an eighth), JSON whitespace in a
 // call's bytes or final, an id longer than two bytes, or a configuration
 // line that the failure does not need.
-func unlike(cfg sealgate.Config, events []sealgate.Event, minimal int, id string, c Checker) []string {
+func unlike(cfg sealgate.Config, events []sealgate.Event, hand []sealgate.Event, id string, c Checker) []string {
 	var out []string
-	if len(events) > minimal+1 {
-		out = append(out, fmt.Sprintf("%d events, hand-minimal %d", len(events), minimal))
+	if len(events) > len(hand)+1 {
+		out = append(out, fmt.Sprintf("%d events, hand-minimal %d", len(events), len(hand)))
+	}
+	if n, m := fragmentBytes(events), fragmentBytes(hand); n > max(m+8, m*9/8) {
+		out = append(out, fmt.Sprintf("%d bytes of fragments and finals, hand-minimal %d", n, m))
 	}
 	calls := map[string][][]byte{}
 	for _, e := range events {
@@ -288,7 +292,7 @@ func TestReduceZooLikeAPerson(t *testing.T) {
 	for _, b := range zoo.All {
 		t.Run(b.Name, func(t *testing.T) {
 			s, _ := loadScenario(t, filepath.Join(minimalDir, b.Name+".scn"))
-			row := fmt.Sprintf("| %s | %d |", b.Name, len(s.Events))
+			row := fmt.Sprintf("| %s | %d (%d B) |", b.Name, len(s.Events), fragmentBytes(s.Events))
 			for _, st := range starts(t, b) {
 				err := b.Checker().All(st.cfg, st.events)
 				began := time.Now()
@@ -297,10 +301,10 @@ func TestReduceZooLikeAPerson(t *testing.T) {
 				if rerr != nil {
 					t.Fatal(rerr)
 				}
-				for _, bad := range unlike(res.Config, res.Events, len(s.Events), kind(err), b.Checker().All) {
+				for _, bad := range unlike(res.Config, res.Events, s.Events, kind(err), b.Checker().All) {
 					t.Errorf("%s: %s", st.name, bad)
 				}
-				row += fmt.Sprintf(" %d → %d (%d tries, %v) |", len(st.events), len(res.Events), res.Tries, took.Round(time.Millisecond))
+				row += fmt.Sprintf(" %d → %d (%d B, %d tries, %v) |", len(st.events), len(res.Events), fragmentBytes(res.Events), res.Tries, took.Round(time.Millisecond))
 				if t.Failed() || *show {
 					t.Logf("%s reduced to\n%s", st.name, Text(res.Config, res.Events, res.Err))
 				}
@@ -309,4 +313,13 @@ func TestReduceZooLikeAPerson(t *testing.T) {
 		})
 	}
 	t.Logf("bug | hand-minimal | kill | noisy\n%s", table.String())
+}
+
+// fragmentBytes counts the bytes of a stream's deltas and finals.
+func fragmentBytes(events []sealgate.Event) int {
+	n := 0
+	for _, e := range events {
+		n += len(e.Bytes) + len(e.Final)
+	}
+	return n
 }

@@ -1,7 +1,10 @@
 package reduce
 
 import (
+	"bytes"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/sealgate/sealgate"
 )
@@ -87,8 +90,9 @@ func (ns namespace) renamed(cfg sealgate.Config, events []sealgate.Event) (sealg
 
 // rename gives attempts, turns, items, call ids and tools the shortest
 // canonical names, every namespace at once, else one by one (a name the
-// failure needs, a call id a business key is made of say, stays).
-// Acks follow their calls' keys, which hold the turn and the tool.
+// failure needs, a call id a business key is made of say, stays), then
+// the arguments' member names one by one. Acks follow their calls' keys,
+// which hold the turn and the tool.
 func (r *reducer) rename() bool {
 	cand := func(nss []namespace) bool {
 		cfg, evs := r.cfg, r.events
@@ -107,7 +111,7 @@ func (r *reducer) rename() bool {
 	for _, ns := range namespaces {
 		changed = cand([]namespace{ns}) || changed
 	}
-	return changed
+	return r.renameMembers() || changed
 }
 
 func sameNames(c1 sealgate.Config, e1 []sealgate.Event, c2 sealgate.Config, e2 []sealgate.Event) bool {
@@ -197,4 +201,119 @@ func merged(events []sealgate.Event, a, b string, open int, dropClose bool) []se
 		out = append(out, e)
 	}
 	return out
+}
+
+// memberNames lists, once each, the member names the configuration names
+// (secrets, allow fields, idem fields) and those written plainly (no
+// escape) in the stream's fragments: the names a renaming can find again
+// everywhere they occur.
+func memberNames(cfg sealgate.Config, events []sealgate.Event) []string {
+	var names []string
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	for _, t := range cfg.Tools {
+		for _, s := range t.Secrets {
+			for _, step := range strings.Split(strings.TrimPrefix(s, "/"), "/") {
+				if !strings.ContainsAny(step, `~"\`) {
+					add(step)
+				}
+			}
+		}
+		if t.Allow != nil {
+			add(t.Allow.Field)
+		}
+		for _, f := range t.Idem.Fields {
+			add(f)
+		}
+	}
+	for _, e := range events {
+		for _, b := range [][]byte{e.Bytes, e.Final} {
+			for _, m := range memberName.FindAllSubmatch(b, -1) {
+				add(string(m[1]))
+			}
+		}
+	}
+	return names
+}
+
+var memberName = regexp.MustCompile(`"([^"\\]*)"[ \t\r\n]*:`)
+
+// renameMember replaces the member name from by to through the whole
+// scenario: every "from" string token of the fragments and finals, and
+// the configuration's secret names and pointer steps, allow field, idem
+// fields and schema strings. A string value that happens to equal the
+// name is renamed too; the checker judges the candidate.
+func renameMember(cfg sealgate.Config, events []sealgate.Event, from, to string) (sealgate.Config, []sealgate.Event) {
+	qf, qt := []byte(`"`+from+`"`), []byte(`"`+to+`"`)
+	events = append([]sealgate.Event{}, events...)
+	for i := range events {
+		e := &events[i]
+		if e.Bytes != nil {
+			e.Bytes = bytes.ReplaceAll(e.Bytes, qf, qt)
+		}
+		if e.HasFinal {
+			e.Final = bytes.ReplaceAll(e.Final, qf, qt)
+		}
+	}
+	cfg = cloneConfig(cfg)
+	for i := range cfg.Tools {
+		t := &cfg.Tools[i]
+		for j, s := range t.Secrets {
+			if !strings.HasPrefix(s, "/") {
+				if s == from {
+					t.Secrets[j] = to
+				}
+				continue
+			}
+			steps := strings.Split(s, "/")
+			for k, step := range steps {
+				if step == from {
+					steps[k] = to
+				}
+			}
+			t.Secrets[j] = strings.Join(steps, "/")
+		}
+		if t.Allow != nil && t.Allow.Field == from {
+			t.Allow.Field = to
+		}
+		for j, f := range t.Idem.Fields {
+			if f == from {
+				t.Idem.Fields[j] = to
+			}
+		}
+		t.Schema = strings.ReplaceAll(t.Schema, string(qf), string(qt))
+	}
+	return cfg, events
+}
+
+// renameMembers gives the member names of the arguments the shortest
+// names not already used (a, b, ...), one name at a time, consistently
+// through fragments and configuration.
+func (r *reducer) renameMembers() bool {
+	changed := false
+	for _, from := range memberNames(r.cfg, r.events) {
+		if len(from) <= 1 {
+			continue
+		}
+		used := map[string]bool{}
+		for _, n := range memberNames(r.cfg, r.events) {
+			used[n] = true
+		}
+		to := ""
+		for i := 0; ; i++ {
+			if to = canonical('a', i); !used[to] {
+				break
+			}
+		}
+		cfg, evs := renameMember(r.cfg, r.events, from, to)
+		if r.try(cfg, r.rekey(cfg, evs)) {
+			changed = true
+		}
+	}
+	return changed
 }
