@@ -323,3 +323,96 @@ func fragmentBytes(events []sealgate.Event) int {
 	}
 	return n
 }
+
+// TestEveryPassCounts: leaving out any one pass makes some zoo bug's
+// reduction worse: longer, or unlike a person's (the case each pass is
+// there for).
+func TestEveryPassCounts(t *testing.T) {
+	cases := []struct{ pass, bug string }{
+		{"drop-events", "release-at-end"},
+		{"merge-attempts", "ack-fail-clears-all"},
+		{"merge-deltas", "leak-split-secret"},
+		{"shorten-fragments", "release-when-parses"},
+		{"simplify-config", "repair-on-disconnect"},
+		{"rename", "repair-on-disconnect"},
+		{"ack-for-block", "memory-only-dedup"},
+		{"release-at-end", "ack-ok-forgets-release"},
+	}
+	covered := map[string]bool{"trim-space": true} // TestTrimSpaceSavesTries
+	for _, c := range cases {
+		covered[c.pass] = true
+		t.Run(c.pass, func(t *testing.T) {
+			b, ok := zoo.ByName(c.bug)
+			if !ok {
+				t.Fatalf("no zoo bug %s", c.bug)
+			}
+			hand, _ := loadScenario(t, filepath.Join(minimalDir, b.Name+".scn"))
+			s, cfg := loadScenario(t, filepath.Join("..", "..", filepath.FromSlash(b.Kill.Where)))
+			id := kind(b.Checker().All(cfg, s.Events))
+			all, err := Reduce(cfg, s.Events, b.Checker().All, Options{MaxTries: reduceTries})
+			if err != nil {
+				t.Fatal(err)
+			}
+			off, err := Reduce(cfg, s.Events, b.Checker().All, Options{MaxTries: reduceTries, Off: []string{c.pass}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := unlike(off.Config, off.Events, hand.Events, id, b.Checker().All)
+			if len(bad) == 0 && len(off.Events) <= len(all.Events) {
+				t.Errorf("without %s, %s still reduces to %d events (with it, %d) like a person's:\n%s",
+					c.pass, c.bug, len(off.Events), len(all.Events), Text(off.Config, off.Events, off.Err))
+			}
+		})
+	}
+	for _, p := range Passes {
+		if !covered[p] {
+			t.Errorf("no case shows what pass %s buys", p)
+		}
+	}
+	if _, err := Reduce(sealgate.DefaultConfig(), nil, func(sealgate.Config, []sealgate.Event) error { return fmt.Errorf("x") }, Options{Off: []string{"no-such-pass"}}); err == nil {
+		t.Error("leaving out a pass that does not exist should be an error")
+	}
+}
+
+// TestTrimSpaceSavesTries: a call whose whole text the failure needs,
+// pretty-printed over many lines, loses its whitespace in a few tries;
+// without trim-space, cutting it a byte at a time does not finish within
+// the same budget.
+func TestTrimSpaceSavesTries(t *testing.T) {
+	want := `{"path":"notes.md","content":"a b\n c"}`
+	pretty := "{\n    \"path\" : \"notes.md\",\r\n    \"content\" :   \"a b\\n c\"\n" + strings.Repeat(" ", 40) + "}\n"
+	events := []sealgate.Event{
+		sealgate.OpenEvent("a", "t"), sealgate.BeginEvent("a", "0", "c", "f"),
+		sealgate.DeltaEvent("a", "0", []byte(pretty)), sealgate.EndEvent("a", "0"),
+	}
+	// The failure: the call's bytes, compacted, are exactly want.
+	needs := func(_ sealgate.Config, evs []sealgate.Event) error {
+		var b []byte
+		for _, e := range evs {
+			if e.Kind == sealgate.Delta {
+				b = append(b, e.Bytes...)
+			}
+		}
+		if string((&scanner{}).strip(b)) == want {
+			return &check.Violation{ID: "I1", Msg: "the call"}
+		}
+		return nil
+	}
+	const budget = 40
+	for _, off := range [][]string{nil, {"trim-space"}} {
+		res, err := Reduce(sealgate.DefaultConfig(), events, needs, Options{MaxTries: budget, Off: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		padded := false
+		for _, e := range res.Events {
+			padded = padded || e.Kind == sealgate.Delta && HasPadding(e.Bytes)
+		}
+		if off == nil && padded {
+			t.Errorf("with every pass, %d tries left padding:\n%s", res.Tries, Text(res.Config, res.Events, res.Err))
+		}
+		if off != nil && !padded {
+			t.Errorf("without trim-space the padding went within %d tries too: the case shows nothing", res.Tries)
+		}
+	}
+}
