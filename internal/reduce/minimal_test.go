@@ -416,3 +416,38 @@ func TestTrimSpaceSavesTries(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceIssueShape: the 13-event shape at which the reducer used to
+// stop for ack-fail-clears-all (padding, a CRLF final, early and per-call,
+// an unused tool, long ids, a second attempt) reduces like the kills do.
+func TestReduceIssueShape(t *testing.T) {
+	const path = "testdata/issue/ack-fail-clears-all.scn"
+	b := zoo.AckFailClearsAll
+	s, cfg := loadScenario(t, path)
+	want := model.Run(cfg, s.Events)
+	if *update {
+		s.Expect = want
+		if err := os.WriteFile(path, s.Format(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := scn.FormatDecisions(s.Expect); !bytes.Equal(got, scn.FormatDecisions(want)) {
+		t.Errorf("%s expects\n%s\nthe reference model decides\n%s", path, got, scn.FormatDecisions(want))
+	}
+	if err := check.All(cfg, s.Events); err != nil {
+		t.Fatalf("%s fails on the real gate: %v", path, err)
+	}
+	err := b.Checker().All(cfg, s.Events)
+	if err == nil {
+		t.Fatalf("%s passes with %s planted", path, b.Name)
+	}
+	hand, _ := loadScenario(t, filepath.Join(minimalDir, b.Name+".scn"))
+	res, rerr := Reduce(cfg, s.Events, b.Checker().All, Options{MaxTries: reduceTries})
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	for _, bad := range unlike(res.Config, res.Events, hand.Events, kind(err), b.Checker().All) {
+		t.Error(bad)
+	}
+	t.Logf("%d events -> %d in %d tries:\n%s", len(s.Events), len(res.Events), res.Tries, Text(res.Config, res.Events, res.Err))
+}
