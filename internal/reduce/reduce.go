@@ -1,10 +1,16 @@
-// Package reduce shrinks a failing scenario to a few readable events while
-// the same check keeps failing: delta debugging over events, then smaller
-// fragments, then less configuration, then two rewrites that delete events
-// no deletion alone can (a block that only brings a released key back to
-// the gate becomes one ack of that key; a clean close that only releases
-// becomes releases at end). Its output is a .scn file a person can read,
-// edit and add to the corpus.
+// Package reduce shrinks a failing scenario to the one a person would
+// write, while the same check keeps failing (and, for release soundness,
+// the model's verdict stays the same): delta debugging over events; one
+// attempt where two were; adjacent deltas of a call as one; no JSON
+// whitespace between tokens; each fragment the shortest that still fails
+// ({}, then fewer members, shorter strings and numbers, then fewer bytes);
+// only the configuration the failure needs, its limits as low as they go;
+// the shortest names for attempts, turns, items, calls, tools and members;
+// and two rewrites that delete events no deletion alone can (a block that
+// only brings a released key back to the gate becomes one ack of that
+// key; a clean close that only releases becomes releases at end). Every
+// pass runs to a common fixpoint within a budget of tries. Its output is
+// a .scn file a person can read, edit and add to the corpus.
 package reduce
 
 import (
