@@ -455,24 +455,39 @@ func releasedKeys(cfg sealgate.Config, events []sealgate.Event, n int) []string 
 // releaseAtEnd drops a clean close under release=after-turn and makes
 // every tool early (release=per-call) instead, so that calls are decided at
 // their own ends: a close that only serves to release the calls before it
-// goes. The candidate has one event fewer, so simplifyConfig cannot undo
-// it (without the close, nothing would be released).
+// goes. A tool the stream calls without declaring it is declared (schema
+// {}) for the purpose, in a second try: a call to an undeclared tool is
+// decided at the close too, and one event is worth the lines. The
+// candidate has one event fewer, so simplifyConfig cannot undo it
+// (without the close, nothing would be decided).
 func (r *reducer) releaseAtEnd() bool {
-	if len(r.events) > maxRewrite || r.cfg.Release != sealgate.AfterTurn || r.cfg.Batch != sealgate.Independent || len(r.cfg.Tools) == 0 {
+	if len(r.events) > maxRewrite || r.cfg.Release != sealgate.AfterTurn || r.cfg.Batch != sealgate.Independent {
 		return false
 	}
 	for i, e := range r.events {
 		if e.Kind != sealgate.Close || e.Status != sealgate.Complete {
 			continue
 		}
-		c := cloneConfig(r.cfg)
-		c.Release = sealgate.PerCall
-		for j := range c.Tools {
-			c.Tools[j].Early = true
-		}
 		cand := append(append([]sealgate.Event{}, r.events[:i]...), r.events[i+1:]...)
-		if r.try(c, cand) {
-			return true
+		for _, declare := range []bool{false, true} {
+			c := cloneConfig(r.cfg)
+			if declare {
+				for _, e := range r.events {
+					if _, ok := c.Tool(e.Tool); e.Kind == sealgate.Begin && !ok {
+						c.Tools = append(c.Tools, sealgate.Tool{Name: e.Tool, Schema: `{}`})
+					}
+				}
+			}
+			if len(c.Tools) == 0 || declare && len(c.Tools) == len(r.cfg.Tools) {
+				continue
+			}
+			c.Release = sealgate.PerCall
+			for j := range c.Tools {
+				c.Tools[j].Early = true
+			}
+			if r.try(c, cand) {
+				return true
+			}
 		}
 	}
 	return false
