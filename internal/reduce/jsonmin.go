@@ -139,8 +139,8 @@ func (p *valueParser) str() []byte {
 const noEdit = 1 << 30
 
 // render prints v compactly with edit number *k applied, counting down:
-// the edits, in document order, are a container emptied, a member or
-// element removed, a member name made "", a string made "", a number made 0.
+// the edits, in document order, are a container of two or more emptied, a
+// member or element removed, a member name made "", a string made "", a number made 0.
 // Each is a shorter text; the checker decides which still fail.
 func (v *value) render(k *int) []byte {
 	hit := func() bool {
@@ -157,7 +157,7 @@ func (v *value) render(k *int) []byte {
 		if v.kind == '[' {
 			open, close = "[", "]"
 		}
-		if len(v.kids) > 0 && hit() {
+		if len(v.kids) > 1 && hit() { // with one kid, removing it is the same edit
 			return []byte(open + close)
 		}
 		out := []byte(open)
