@@ -417,11 +417,12 @@ func TestTrimSpaceSavesTries(t *testing.T) {
 	}
 }
 
-// TestReduceIssueShape: the 13-event shape at which the reducer used to
-// stop for ack-fail-clears-all (padding, a CRLF final, early and per-call,
-// an unused tool, long ids, a second attempt) reduces like the kills do.
-func TestReduceIssueShape(t *testing.T) {
-	const path = "testdata/issue/ack-fail-clears-all.scn"
+// TestReducePaddedAckFail: ack-fail-clears-all in 13 events with the
+// noise event deletion alone keeps (padding, a CRLF final, early and
+// per-call, an unused tool, long ids, a second attempt) reduces like the
+// kills do.
+func TestReducePaddedAckFail(t *testing.T) {
+	const path = "testdata/padded/ack-fail-clears-all.scn"
 	b := zoo.AckFailClearsAll
 	s, cfg := loadScenario(t, path)
 	want := model.Run(cfg, s.Events)
