@@ -234,10 +234,11 @@ func (r *reducer) shortenFragments() bool {
 				continue
 			}
 			for n := len(get(r.events[i])) / 2; n >= 1; n /= 2 {
+				refused := false // the cut at start-n was tried and refused
 				for start := 0; start+n <= len(get(r.events[i])); {
 					b := get(r.events[i])
-					if start >= n && bytes.Equal(b[start-n:start], b[start:start+n]) {
-						// The same cut as the one just refused (a run of
+					if refused && bytes.Equal(b[start-n:start], b[start:start+n]) {
+						// The same text as the cut just refused (a run of
 						// digits, say): no try to spend on it.
 						start += n
 						continue
@@ -253,10 +254,10 @@ func (r *reducer) shortenFragments() bool {
 						ok = r.tryBytes(cand)
 					}
 					if ok {
-						changed = true
+						changed, refused = true, false
 						continue
 					}
-					start += n
+					start, refused = start+n, true
 				}
 			}
 		}
