@@ -63,27 +63,33 @@ func TestRenderEditsAreShorter(t *testing.T) {
 	}
 }
 
-func FuzzParseValue(f *testing.F) {
-	for _, s := range []string{`{"a":[1,"x",{"b":null}]}`, `{"a":"\"}`, `[[[[`, `{"":-1e5}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		v, ok := parseValue(b)
-		if !ok {
-			return
+// TestParseValueOnBrokenText: every prefix of some texts, and each with
+// one byte deleted, is refused or parsed into a value whose compact form
+// and every edit are no longer than the text: no panic, no growth.
+func TestParseValueOnBrokenText(t *testing.T) {
+	for _, text := range []string{`{"a":[1,"x",{"b":null}],"c":-1.5e+3}`, `{"a":"\"\\","b":[[[]]]}`, ` [ true , false ] `} {
+		var inputs []string
+		for i := 0; i <= len(text); i++ {
+			inputs = append(inputs, text[:i], text[:i]+text[min(i+1, len(text)):])
 		}
-		n := noEdit
-		compact := v.render(&n)
-		if len(compact) > len(b) {
-			t.Fatalf("compact %q longer than %q", compact, b)
-		}
-		for k := 0; k < noEdit-n && k < 200; k++ {
-			e := k
-			if got := v.render(&e); len(got) > len(compact) {
-				t.Fatalf("edit %d of %q gives a longer %q", k, compact, got)
+		for _, in := range inputs {
+			v, ok := parseValue([]byte(in))
+			if !ok {
+				continue
+			}
+			n := noEdit
+			compact := v.render(&n)
+			if len(compact) > len(in) {
+				t.Fatalf("compact %q longer than %q", compact, in)
+			}
+			for k := 0; k < noEdit-n; k++ {
+				e := k
+				if got := v.render(&e); len(got) > len(compact) {
+					t.Fatalf("edit %d of %q gives a longer %q", k, compact, got)
+				}
 			}
 		}
-	})
+	}
 }
 
 // TestStripKeepsSpacesInsideStrings: a call's deltas are one text, so a
