@@ -84,7 +84,7 @@ func TestGateTestNaiveGate(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, s, errOut.String())
 	}
-	for _, want := range []string{"FAIL I1:", "close r1 status=disconnected", "what the gate said:", "reason=turn-disconnected", "\ntest: ", " checks failed (I1"} {
+	for _, want := range []string{"FAIL I1:", "close a status=disconnected", "what the gate said:", "reason=turn-disconnected", "\ntest: ", " checks failed (I1"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the report lacks %q:\n%s", want, s)
 		}

@@ -1,10 +1,16 @@
-// Package reduce shrinks a failing scenario to a few readable events while
-// the same check keeps failing: delta debugging over events, then smaller
-// fragments, then less configuration, then two rewrites that delete events
-// no deletion alone can (a block that only brings a released key back to
-// the gate becomes one ack of that key; a clean close that only releases
-// becomes releases at end). Its output is a .scn file a person can read,
-// edit and add to the corpus.
+// Package reduce shrinks a failing scenario to the one a person would
+// write, while the same check keeps failing (and, for release soundness,
+// the model's verdict stays the same): delta debugging over events; one
+// attempt where two were; adjacent deltas of a call as one; no JSON
+// whitespace between tokens; each fragment the shortest that still fails
+// ({}, then fewer members, shorter strings and numbers, then fewer bytes);
+// only the configuration the failure needs, its limits as low as they go;
+// the shortest names for attempts, turns, items, calls, tools and members;
+// and two rewrites that delete events no deletion alone can (a block that
+// only brings a released key back to the gate becomes one ack of that
+// key; a clean close that only releases becomes releases at end). Every
+// pass runs to a common fixpoint within a budget of tries. Its output is
+// a .scn file a person can read, edit and add to the corpus.
 package reduce
 
 import (
@@ -73,7 +79,13 @@ func FileName(id string) string {
 type Options struct {
 	// MaxTries caps how many candidate scenarios are checked (0: 20000).
 	MaxTries int
+	// Off names passes (Passes) to leave out, to measure what each buys.
+	Off []string
 }
+
+// Passes names the reduction passes, in the order each round runs them.
+var Passes = []string{"drop-events", "merge-attempts", "merge-deltas", "trim-space",
+	"shorten-fragments", "simplify-config", "rename", "ack-for-block", "release-at-end"}
 
 // Result is a reduced scenario and what it still fails.
 type Result struct {
@@ -91,8 +103,6 @@ type reducer struct {
 	cfg    sealgate.Config
 	events []sealgate.Event
 	err    error
-
-	releases []sealgate.Decision // the model's releases for (cfg, events), once asked; nil after a kept candidate
 }
 
 // Reduce shrinks (cfg, events), which must fail under c, keeping only
@@ -106,14 +116,24 @@ func Reduce(cfg sealgate.Config, events []sealgate.Event, c Checker, o Options) 
 	if r.max <= 0 {
 		r.max = 20000
 	}
+	passes := map[string]func() bool{
+		"drop-events": r.dropEvents, "merge-attempts": r.mergeAttempts, "merge-deltas": r.mergeDeltas,
+		"trim-space": r.trimSpace, "shorten-fragments": r.shortenFragments, "simplify-config": r.simplifyConfig,
+		"rename": r.rename, "ack-for-block": r.ackForBlock, "release-at-end": r.releaseAtEnd,
+	}
+	for _, name := range o.Off {
+		if _, ok := passes[name]; !ok {
+			return nil, fmt.Errorf("reduce: no pass %q to leave out (have %s)", name, strings.Join(Passes, ", "))
+		}
+		delete(passes, name)
+	}
 	for changed := true; changed && r.tries < r.max; {
 		changed = false
-		changed = r.dropEvents() || changed
-		changed = r.mergeDeltas() || changed
-		changed = r.shortenFragments() || changed
-		changed = r.simplifyConfig() || changed
-		changed = r.ackForBlock() || changed
-		changed = r.releaseAtEnd() || changed
+		for _, name := range Passes {
+			if pass, ok := passes[name]; ok {
+				changed = pass() || changed
+			}
+		}
 	}
 	return &Result{Config: r.cfg, Events: r.events, Err: r.err, Tries: r.tries}, nil
 }
@@ -129,7 +149,6 @@ func (r *reducer) try(cfg sealgate.Config, events []sealgate.Event) bool {
 		return false
 	}
 	r.cfg, r.events, r.err = cfg, events, err
-	r.releases = nil
 	return true
 }
 
@@ -193,12 +212,16 @@ func (r *reducer) mergeDeltas() bool {
 func (r *reducer) shortenFragments() bool {
 	changed := false
 	for i := range r.events {
+		if r.dropFinal(i) {
+			changed = true
+		}
 		if e := r.events[i]; e.Kind == sealgate.Delta && len(e.Bytes) > 2 && string(e.Bytes) != "{}" {
-			cand := append([]sealgate.Event{}, r.events...)
-			cand[i].Bytes = []byte("{}")
-			if r.try(r.cfg, r.rekey(r.cfg, cand)) {
+			if r.replaceFragment(i, []byte("{}")) {
 				changed = true
 			}
+		}
+		if r.events[i].Kind == sealgate.Delta && r.minimizeJSON(i) {
+			changed = true
 		}
 		for _, final := range []bool{false, true} {
 			get := func(e sealgate.Event) []byte {
@@ -211,20 +234,30 @@ func (r *reducer) shortenFragments() bool {
 				continue
 			}
 			for n := len(get(r.events[i])) / 2; n >= 1; n /= 2 {
+				refused := false // the cut at start-n was tried and refused
 				for start := 0; start+n <= len(get(r.events[i])); {
 					b := get(r.events[i])
-					cut := append(append([]byte{}, b[:start]...), b[start+n:]...)
-					cand := append([]sealgate.Event{}, r.events...)
-					if final {
-						cand[i].Final = cut
-					} else {
-						cand[i].Bytes = cut
-					}
-					if r.try(r.cfg, r.rekey(r.cfg, cand)) {
-						changed = true
+					if refused && bytes.Equal(b[start-n:start], b[start:start+n]) {
+						// The same text as the cut just refused (a run of
+						// digits, say): no try to spend on it.
+						start += n
 						continue
 					}
-					start += n
+					cut := append(append([]byte{}, b[:start]...), b[start+n:]...)
+					cand := append([]sealgate.Event{}, r.events...)
+					ok := false
+					if final {
+						cand[i].Final = cut
+						ok = r.try(r.cfg, r.rekey(r.cfg, cand))
+					} else {
+						cand[i].Bytes = cut
+						ok = r.tryBytes(cand)
+					}
+					if ok {
+						changed, refused = true, false
+						continue
+					}
+					start, refused = start+n, true
 				}
 			}
 		}
@@ -258,6 +291,28 @@ func (r *reducer) simplifyConfig() bool {
 			return ok
 		})
 		edit(func(c *sealgate.Config) bool { t := &c.Tools[i]; ok := len(t.Secrets) > 0; t.Secrets = nil; return ok })
+		for j := len(r.cfg.Tools[i].Secrets) - 1; j >= 0; j-- {
+			edit(func(c *sealgate.Config) bool {
+				t := &c.Tools[i]
+				if j >= len(t.Secrets) || len(t.Secrets) < 2 {
+					return false
+				}
+				t.Secrets = append(t.Secrets[:j], t.Secrets[j+1:]...)
+				return true
+			})
+		}
+		if a := r.cfg.Tools[i].Allow; a != nil {
+			for j := len(a.Values) - 1; j >= 0; j-- {
+				edit(func(c *sealgate.Config) bool {
+					a := c.Tools[i].Allow
+					if a == nil || j >= len(a.Values) || len(a.Values) < 2 {
+						return false
+					}
+					a.Values = append(a.Values[:j], a.Values[j+1:]...)
+					return true
+				})
+			}
+		}
 		edit(func(c *sealgate.Config) bool {
 			t := &c.Tools[i]
 			ok := t.Schema != `{}`
@@ -267,6 +322,15 @@ func (r *reducer) simplifyConfig() bool {
 	}
 	edit(func(c *sealgate.Config) bool { ok := c.Batch != 0; c.Batch = 0; return ok })
 	edit(func(c *sealgate.Config) bool { ok := c.Release != 0; c.Release = 0; return ok })
+	// Early tools need release=per-call, so neither goes alone.
+	edit(func(c *sealgate.Config) bool {
+		ok := c.Release != 0
+		c.Release = 0
+		for j := range c.Tools {
+			c.Tools[j].Early = false
+		}
+		return ok
+	})
 	def := sealgate.DefaultLimits()
 	for _, f := range []func(*sealgate.Limits) *int{
 		func(l *sealgate.Limits) *int { return &l.CallBytes }, func(l *sealgate.Limits) *int { return &l.TurnBytes },
@@ -277,60 +341,62 @@ func (r *reducer) simplifyConfig() bool {
 			*f(&c.Limits) = *f(&def)
 			return ok
 		})
+		// A limit the failure needs goes as low as it can, so that the
+		// bytes that were only there to pass it can go too.
+		for _, lower := range []func(int) int{func(int) int { return 1 }, func(v int) int { return v / 2 }} {
+			for {
+				before := *f(&r.cfg.Limits)
+				if before == *f(&def) || lower(before) < 1 || lower(before) == before {
+					break
+				}
+				edit(func(c *sealgate.Config) bool { *f(&c.Limits) = lower(before); return true })
+				if *f(&r.cfg.Limits) == before {
+					break
+				}
+			}
+		}
 	}
 	return changed
 }
 
-// rekey follows a change of arguments or configuration into the acks: when
-// a candidate makes the reference model release the same calls under other
-// keys, an ack of a call's old key becomes an ack of its new one (so a
-// call's arguments can shrink while an ack of it stays an ack of it).
+// rekey follows a change of arguments, names or configuration into the
+// acks: each ack of the candidate, in order, names the key the reference
+// model wrote to the ledger at the same position before that ack as the
+// acked key held before the change (so a call's arguments can shrink, or
+// its turn or tool be renamed, while an ack of it stays an ack of it).
+// Ack by ack, because an ack that no longer names its key changes the
+// decisions after it.
 func (r *reducer) rekey(cfg sealgate.Config, events []sealgate.Event) []sealgate.Event {
-	hasAck := false
-	for _, e := range events {
-		hasAck = hasAck || e.Kind == sealgate.Ack
-	}
-	if !hasAck || r.tries >= r.max {
-		return events // no ack to follow, or no try left to spend on it
-	}
-	if r.releases == nil {
-		r.releases = releases(r.cfg, r.events)
-	}
-	before, after := r.releases, releases(cfg, events)
-	if len(before) != len(after) {
-		return events
-	}
-	keys := map[string]string{}
-	for i, d := range before {
-		if d.Attempt != after[i].Attempt || d.Item != after[i].Item {
-			return events
-		}
-		if d.Key != after[i].Key {
-			keys[d.Key] = after[i].Key
-		}
-	}
-	if len(keys) == 0 {
-		return events
+	before, after := ackIndexes(r.events), ackIndexes(events)
+	if len(after) == 0 || len(before) != len(after) || r.tries >= r.max {
+		return events // no ack to follow, acks added or removed, or no try left to spend on it
 	}
 	out := append([]sealgate.Event{}, events...)
-	for i, e := range out {
-		if k, ok := keys[e.Key]; ok && e.Kind == sealgate.Ack {
-			out[i].Key = k
+	for n, i := range after {
+		old := model.LedgerKeys(r.cfg, r.events[:before[n]])
+		now := model.LedgerKeys(cfg, out[:i])
+		if len(old) != len(now) {
+			continue
+		}
+		for k, key := range old {
+			if key == out[i].Key {
+				out[i].Key = now[k]
+				break
+			}
 		}
 	}
 	return out
 }
 
-// releases is the reference model's Release decisions for a stream
-// (never nil, so that it can be cached).
-func releases(cfg sealgate.Config, events []sealgate.Event) []sealgate.Decision {
-	out := []sealgate.Decision{}
-	for _, d := range model.Run(cfg, events) {
-		if d.Kind == sealgate.Release {
-			out = append(out, d)
+// ackIndexes lists where the acks of a stream are.
+func ackIndexes(events []sealgate.Event) []int {
+	var at []int
+	for i, e := range events {
+		if e.Kind == sealgate.Ack {
+			at = append(at, i)
 		}
 	}
-	return out
+	return at
 }
 
 // maxRewrite bounds the streams the rewrites below try: they run after
@@ -390,24 +456,39 @@ func releasedKeys(cfg sealgate.Config, events []sealgate.Event, n int) []string 
 // releaseAtEnd drops a clean close under release=after-turn and makes
 // every tool early (release=per-call) instead, so that calls are decided at
 // their own ends: a close that only serves to release the calls before it
-// goes. The candidate has one event fewer, so simplifyConfig cannot undo
-// it (without the close, nothing would be released).
+// goes. A tool the stream calls without declaring it is declared (schema
+// {}) for the purpose, in a second try: a call to an undeclared tool is
+// decided at the close too, and one event is worth the lines. The
+// candidate has one event fewer, so simplifyConfig cannot undo it
+// (without the close, nothing would be decided).
 func (r *reducer) releaseAtEnd() bool {
-	if len(r.events) > maxRewrite || r.cfg.Release != sealgate.AfterTurn || r.cfg.Batch != sealgate.Independent || len(r.cfg.Tools) == 0 {
+	if len(r.events) > maxRewrite || r.cfg.Release != sealgate.AfterTurn || r.cfg.Batch != sealgate.Independent {
 		return false
 	}
 	for i, e := range r.events {
 		if e.Kind != sealgate.Close || e.Status != sealgate.Complete {
 			continue
 		}
-		c := cloneConfig(r.cfg)
-		c.Release = sealgate.PerCall
-		for j := range c.Tools {
-			c.Tools[j].Early = true
-		}
 		cand := append(append([]sealgate.Event{}, r.events[:i]...), r.events[i+1:]...)
-		if r.try(c, cand) {
-			return true
+		for _, declare := range []bool{false, true} {
+			c := cloneConfig(r.cfg)
+			if declare {
+				for _, e := range r.events {
+					if _, ok := c.Tool(e.Tool); e.Kind == sealgate.Begin && !ok {
+						c.Tools = append(c.Tools, sealgate.Tool{Name: e.Tool, Schema: `{}`})
+					}
+				}
+			}
+			if len(c.Tools) == 0 || declare && len(c.Tools) == len(r.cfg.Tools) {
+				continue
+			}
+			c.Release = sealgate.PerCall
+			for j := range c.Tools {
+				c.Tools[j].Early = true
+			}
+			if r.try(c, cand) {
+				return true
+			}
 		}
 	}
 	return false
