@@ -30,10 +30,11 @@ type Client struct {
 	dir     string // ledger folders live here
 
 	mu       sync.Mutex
-	idle     []*process          // healthy processes between runs, at most maxIdle
+	idle     []*process // healthy processes between runs, at most maxIdle
+	slots    []string   // empty ledger folders between runs
+	nslots   int
 	lastCaps *check.Capabilities // from the last hello
-	runs     int
-	Spawns   int // processes started, for reports
+	Spawns   int                 // processes started, for reports
 }
 
 // maxIdle bounds the processes kept between runs: enough for the runs a
@@ -129,13 +130,20 @@ func (c *Client) Open(cfg sealgate.Config) (check.Subject, error) {
 	if n := len(c.idle); n > 0 {
 		p, c.idle = c.idle[n-1], c.idle[:n-1]
 	}
-	c.runs++
-	ledger := filepath.Join(c.dir, "run-"+strconv.Itoa(c.runs), "ledger")
-	c.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(ledger), 0o700); err != nil {
-		return nil, err
+	slot, fresh := "", false
+	if n := len(c.slots); n > 0 {
+		slot, c.slots = c.slots[n-1], c.slots[:n-1]
+	} else {
+		c.nslots++
+		slot, fresh = filepath.Join(c.dir, "slot-"+strconv.Itoa(c.nslots)), true
 	}
-	s := &session{c: c, p: p, cfg: cfg, ledger: ledger}
+	c.mu.Unlock()
+	if fresh {
+		if err := os.Mkdir(slot, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	s := &session{c: c, p: p, cfg: cfg, ledger: filepath.Join(slot, "ledger")}
 	caps, err := s.configure()
 	if err != nil {
 		s.drop()
@@ -368,7 +376,36 @@ func (s *session) drop() {
 		s.c.mu.Unlock()
 		s.p = nil
 	}
-	os.RemoveAll(filepath.Dir(s.ledger))
+	// The folder is emptied and kept for a later run: a new folder per
+	// run costs the file system an inode each time.
+	slot := filepath.Dir(s.ledger)
+	if emptied(slot) {
+		s.c.mu.Lock()
+		s.c.slots = append(s.c.slots, slot)
+		s.c.mu.Unlock()
+	} else {
+		os.RemoveAll(slot)
+	}
+}
+
+// emptied removes everything in dir, and reports whether it is now an
+// empty folder.
+func emptied(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if os.RemoveAll(filepath.Join(dir, n)) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // process is one running gate. Its pipes are read and written on the
