@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sealgate/sealgate"
@@ -35,7 +36,11 @@ type Client struct {
 	nslots   int
 	lastCaps *check.Capabilities // from the last hello
 	Spawns   int                 // processes started, for reports
+	cpu      atomic.Int64        // user and system time of the processes that ended, in ns
 }
+
+// CPUTime is the user and system time of the processes that have ended.
+func (c *Client) CPUTime() time.Duration { return time.Duration(c.cpu.Load()) }
 
 // maxIdle bounds the processes kept between runs: enough for the runs a
 // check holds open at once, few enough that a gate's memory stays small.
@@ -450,6 +455,9 @@ func (c *Client) spawn() (*process, error) {
 	c.mu.Unlock()
 	go func() {
 		p.exitErr = cmd.Wait()
+		if ps := cmd.ProcessState; ps != nil {
+			c.cpu.Add(int64(ps.UserTime() + ps.SystemTime()))
+		}
 		close(p.done)
 	}()
 	return p, nil
