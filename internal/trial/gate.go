@@ -115,7 +115,7 @@ func (g *gateRun) phaseLine(selfCPU time.Duration) string {
 	var parts []string
 	for _, p := range g.phases {
 		part := fmt.Sprintf("%s %d in %v", p.name, p.streams, p.took.Round(time.Millisecond))
-		if p.name == PhaseGenerated && p.took > 0 {
+		if p.name == PhaseGenerated && p.streams > 0 && p.took > 0 {
 			part += fmt.Sprintf(" (%.0f streams/s)", float64(p.streams)/p.took.Seconds())
 		}
 		parts = append(parts, part)
