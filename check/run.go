@@ -112,6 +112,7 @@ type Checker struct {
 	// one checks everything. Only fuzz bodies set it (fuzztarget.ForFuzzing),
 	// and never with SEALGATE_CHECKS=full.
 	Sample int
+	known  *knownCaps // set by NewChecker
 }
 
 // picked says whether All runs its sampled checks on these events: always

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/sealgate/sealgate"
 )
@@ -287,7 +288,38 @@ func applicable(c Capabilities) []Check {
 }
 
 // NewChecker checks the subjects a factory builds.
-func NewChecker(f SubjectFactory) *Checker { return &Checker{NewSubject: f} }
+func NewChecker(f SubjectFactory) *Checker {
+	return &Checker{NewSubject: f, known: &knownCaps{}}
+}
+
+// knownCaps is what a Checker's subject claimed in its last run. It is
+// shared by the copies of a Checker, which check the same subject.
+type knownCaps struct {
+	mu   sync.Mutex
+	caps *Capabilities
+}
+
+// get is the last claim; false before the first one, or with no memory.
+func (k *knownCaps) get() (Capabilities, bool) {
+	if k == nil {
+		return Capabilities{}, false
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.caps == nil {
+		return Capabilities{}, false
+	}
+	return *k.caps, true
+}
+
+func (k *knownCaps) set(c Capabilities) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.caps = &c
+}
 
 // open builds the subject for one run. A subject that claims to report
 // its retained bytes must be able to.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -448,4 +449,42 @@ func TestI14ReleaseSoundness(t *testing.T) {
 	if err := limitedChecker(noReasons, rejectsAll, nil).All(cfg, stream(`{"path":"notes.md"}`)); err != nil {
 		t.Errorf("a subject that claims no reasons owes no release: %v", err)
 	}
+}
+
+// TestSchemalessSubjectOpenedOnce: a subject that validates no schemas is
+// given a configuration without them; once it has said so, its next run
+// is opened that way at once, and a subject that changes its claim is
+// opened again with what it claims now.
+func TestSchemalessSubjectOpenedOnce(t *testing.T) {
+	cfg, events := perCall()
+	cfg.Tools[0].Schema = `{"type":"object"}`
+	caps := check.Capabilities{}
+	var given []string
+	chk := check.NewChecker(func(c sealgate.Config) (check.Subject, error) {
+		given = append(given, c.Tools[0].Schema)
+		g, err := gate.New(c, gate.NewMemoryLedger())
+		if err != nil {
+			return nil, err
+		}
+		return &limited{caps: caps, g: g}, nil
+	})
+	record := func(want ...string) {
+		t.Helper()
+		given = nil
+		tr := chk.Record(cfg, events)
+		if tr.Err != nil || tr.Refused {
+			t.Fatalf("record: %v (refused %v)", tr.Err, tr.Refused)
+		}
+		if !reflect.DeepEqual(given, want) {
+			t.Fatalf("schemas given to the subject %q, want %q", given, want)
+		}
+		if wantCfg := want[len(want)-1]; tr.Config.Tools[0].Schema != wantCfg {
+			t.Fatalf("the trace's configuration has schema %q, want %q", tr.Config.Tools[0].Schema, wantCfg)
+		}
+	}
+	record(`{"type":"object"}`, `{}`) // the first run learns the claim
+	record(`{}`)                      // after that: one open
+	caps.Schemas = true
+	record(`{}`, `{"type":"object"}`) // the claim changed: opened again with the schema
+	record(`{"type":"object"}`)
 }

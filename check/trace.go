@@ -42,7 +42,15 @@ func (c *Checker) Record(cfg sealgate.Config, events []sealgate.Event) *Trace {
 // Feed and the subject's second entry point for it (see feed).
 func (c *Checker) record(cfg sealgate.Config, events []sealgate.Event, swapped bool) *Trace {
 	t := &Trace{Config: cfg, Events: events}
-	s, err := c.open(cfg)
+	// A subject is configured only with what it supports (within), as it
+	// would be in use. What it claimed last time says that before it is
+	// opened, which saves a gate process a configuration it would only
+	// be given to be taken back.
+	first, guessed := cfg, false
+	if caps, ok := c.known.get(); ok {
+		first, guessed = caps.within(cfg)
+	}
+	s, err := c.open(first)
 	if errors.Is(err, ErrSubjectFailed) {
 		t.Err = fmt.Errorf("configuration: %w", err)
 		return t
@@ -61,14 +69,18 @@ func (c *Checker) record(cfg sealgate.Config, events []sealgate.Event, swapped b
 		return t
 	}
 	t.Caps = s.Capabilities()
-	if within, changed := t.Caps.within(cfg); changed {
-		// Configured only with what it supports, as it would be in use,
-		// and judged by the model under the same configuration.
+	c.known.set(t.Caps)
+	within, changed := t.Caps.within(cfg)
+	if changed != guessed {
+		// The guess was wrong: open it again with what it claims now.
 		closeSubject(s)
 		if s, err = c.open(within); err != nil {
 			t.Err = fmt.Errorf("configuration without schemas: %w", err)
 			return t
 		}
+	}
+	if changed {
+		// Judged by the model under the configuration it was given.
 		t.Config, cfg = within, within
 	}
 	defer closeSubject(s)

@@ -42,5 +42,10 @@ func (c *Client) Checker() *check.Checker { return check.NewChecker(c.Open) }
 // Spawns is how many gate processes the client started, for reports.
 func (c *Client) Spawns() int { return c.c.Spawns }
 
+// CPU is the user and system time of the gate processes that have ended
+// (all of them, after Close), for reports: a gate's cost per stream does
+// not depend on how loaded the machine is, as its wall time does.
+func (c *Client) CPU() time.Duration { return c.c.CPUTime() }
+
 // Close stops the idle process and removes every ledger file.
 func (c *Client) Close() error { return c.c.Close() }

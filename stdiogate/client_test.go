@@ -182,24 +182,33 @@ func TestFailuresAreReportedWithTheEvent(t *testing.T) {
 		{"wrongdone@5", "broke the protocol", "done for event 6, want 5"},
 		{"badkind@2", "broke the protocol", `unknown kind "execute"`},
 	}
+	// The same five events with a fragment too long for the client to
+	// send its batch in one write without a goroutine.
+	long := append([]sealgate.Event(nil), fiveEvents...)
+	long[2] = sealgate.DeltaEvent("r1", "0", []byte(`{"a":"`+strings.Repeat("x", 6000)+`"}`))
 	for _, c := range cases {
-		t.Run(c.mode, func(t *testing.T) {
-			cl := helper(t, c.mode, 300*time.Millisecond)
-			err := cl.Checker().All(oneTool(), fiveEvents)
-			var v *check.Violation
-			if !errors.As(err, &v) || v.ID != "SUBJECT" {
-				t.Fatalf("want a SUBJECT violation, got %v", err)
-			}
-			_, at, _ := strings.Cut(c.mode, "@")
-			for _, want := range []string{"gate process " + c.what + " at event " + at, c.detail} {
-				if !strings.Contains(v.Msg, want) {
-					t.Errorf("report %q lacks %q", v.Msg, want)
+		for _, stream := range []struct {
+			name   string
+			events []sealgate.Event
+		}{{"short", fiveEvents}, {"long", long}} {
+			t.Run(c.mode+"/"+stream.name, func(t *testing.T) {
+				cl := helper(t, c.mode, 300*time.Millisecond)
+				err := cl.Checker().All(oneTool(), stream.events)
+				var v *check.Violation
+				if !errors.As(err, &v) || v.ID != "SUBJECT" {
+					t.Fatalf("want a SUBJECT violation, got %v", err)
 				}
-			}
-			if c.what == "crashed" && !strings.Contains(v.Msg, "helper: giving up") {
-				t.Errorf("report %q lacks the gate's stderr", v.Msg)
-			}
-		})
+				_, at, _ := strings.Cut(c.mode, "@")
+				for _, want := range []string{"gate process " + c.what + " at event " + at, c.detail} {
+					if !strings.Contains(v.Msg, want) {
+						t.Errorf("report %q lacks %q", v.Msg, want)
+					}
+				}
+				if c.what == "crashed" && !strings.Contains(v.Msg, "helper: giving up") {
+					t.Errorf("report %q lacks the gate's stderr", v.Msg)
+				}
+			})
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package stdiogate
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -24,8 +25,18 @@ type Backend func(cfg sealgate.Config, ledgerPath string) (check.Subject, error)
 // done line. A line it cannot read gets an error line and is skipped. A
 // gate that fails closed (a ledger error) answers its decisions, then an
 // error line, and takes no more events until the next config line.
-func Serve(r io.Reader, w io.Writer, name string, b Backend) error {
+// Answers are buffered while more input lines wait to be read, and written
+// out before Serve would wait for input: a client that sends many events
+// at once gets their answers in few writes, and one that waits for each
+// answer gets it at once.
+func Serve(r io.Reader, w io.Writer, name string, b Backend) (err error) {
 	lr := protocol.NewLineReader(r, protocol.MaxLineBytes)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	defer func() {
+		if ferr := bw.Flush(); err == nil {
+			err = ferr
+		}
+	}()
 	var g check.Subject
 	var caps check.Capabilities
 	failed := false
@@ -35,7 +46,7 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) error {
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(line)
+		_, err = bw.Write(line)
 		return err
 	}
 	endRun := func() error {
@@ -51,6 +62,11 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) error {
 	}
 	defer endRun()
 	for {
+		if !lr.Ready() {
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+		}
 		line, err := lr.ReadLine()
 		if errors.Is(err, io.EOF) {
 			return endRun()

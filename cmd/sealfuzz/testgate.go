@@ -19,7 +19,9 @@ machine and a time budget of generated streams, with every check that
 applies to the capabilities it claims. Each distinct failing check is
 reduced to a .scn and printed with what the gate said; a process that
 crashes, hangs or breaks the protocol is reported as that (check SUBJECT),
-with the event. Exits 1 when it found a violation.
+with the event. The summary ends with each phase's streams and time, and
+the CPU time of sealfuzz and of the gate processes. Exits 1 when it found
+a violation.
 `
 
 func testMain(args []string, stdout, stderr io.Writer) int {
@@ -29,6 +31,7 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", stdiogate.DefaultTimeout, "how long the gate may take to answer one event")
 	corpusDir := fs.String("corpus", trial.Embedded, "scenario folder to run first (\""+trial.Embedded+"\": the corpus built into sealfuzz; \"\" for none)")
 	checks := fs.Int("checks", 20, "runs of the rapid state machine")
+	machineFor := fs.Duration("machine-for", 2*time.Minute, "time for the state machine's runs: the run in progress when it is gone is the last (0: no bound)")
 	seed := fs.Int64("seed", 1, "seed of the machine and of the generated streams")
 	tries := fs.Int("reduce-tries", 2000, "candidate scenarios the reducer may check per failure")
 	out := fs.String("o", "", "also write each reduced failure to this folder as CHECK.scn")
@@ -48,11 +51,11 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if *budget < 0 || *checks < 0 || *timeout <= 0 {
-		fmt.Fprintln(stderr, "sealfuzz test: -for and -checks must not be negative, -timeout must be positive")
+	if *budget < 0 || *checks < 0 || *machineFor < 0 || *timeout <= 0 {
+		fmt.Fprintln(stderr, "sealfuzz test: -for, -checks and -machine-for must not be negative, -timeout must be positive")
 		return 2
 	}
-	code, err := trial.GateTest{Argv: argv, Timeout: *timeout, Corpus: *corpusDir, Checks: *checks, Seed: *seed,
+	code, err := trial.GateTest{Argv: argv, Timeout: *timeout, Corpus: *corpusDir, Checks: *checks, MachineFor: *machineFor, Seed: *seed,
 		Budget: *budget, Tries: *tries, Out: *out}.Run(stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "sealfuzz test: %v\n", err)

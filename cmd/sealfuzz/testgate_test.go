@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -36,7 +37,30 @@ func TestGateTestControl(t *testing.T) {
 	if code != 0 || !strings.Contains(out.String(), "\ntest: 0 violations") || !strings.Contains(out.String(), "capabilities: full") {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
+	phases := regexp.MustCompile(`\nphases: corpus [1-9]\d* in \S+, machine 1 in \S+, generated \d+ in \S+ \(\d+ streams/s\); CPU: sealfuzz \S+, gate processes \S+\n$`)
+	if !phases.MatchString(out.String()) {
+		t.Fatalf("the report does not end with each phase's count and time:\n%s", out.String())
+	}
 	t.Log(lastLine(out.String()))
+}
+
+// TestGateTestMachineBound: once -machine-for is spent, the machine run
+// in progress is the last, and the report says how many ran.
+func TestGateTestMachineBound(t *testing.T) {
+	t.Setenv("SEALFUZZ_STDIO_CONTROL", "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"test", "-for", "0", "-checks", "5", "-machine-for", "1ns", "-corpus", "", "--", exe}, &out, &errOut)
+	s := out.String()
+	if code != 0 || !strings.Contains(s, "machine: stopped after 1 of 5 runs, at the 1ns bound") || !strings.Contains(s, "\nphases: machine 1 in ") {
+		t.Fatalf("exit %d\n%s\n%s", code, s, errOut.String())
+	}
+	if code := run([]string{"test", "-machine-for", "-1s", "--", exe}, &out, &errOut); code != 2 {
+		t.Fatalf("a negative -machine-for: exit %d, want 2", code)
+	}
 }
 
 // TestGateTestEmbeddedCorpus runs sealfuzz test from an empty folder, as

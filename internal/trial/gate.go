@@ -13,6 +13,7 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
 	"github.com/sealgate/sealgate/internal/gen"
 	"github.com/sealgate/sealgate/internal/reduce"
 	"github.com/sealgate/sealgate/internal/replay"
@@ -28,10 +29,13 @@ type GateTest struct {
 	Timeout time.Duration // for one answer; 0: stdiogate.DefaultTimeout
 	Corpus  string        // Embedded, a folder, or "" for none
 	Checks  int           // state-machine runs, one seed each
-	Seed    int64         // of the machine and the generated streams
-	Budget  time.Duration // for generated streams
-	Tries   int           // reducer candidates per failure
-	Out     string        // folder for reduced failures (CHECK.scn), or ""
+	// MachineFor bounds the state-machine phase: after it, the run in
+	// progress ends the phase (0: no bound).
+	MachineFor time.Duration
+	Seed       int64         // of the machine and the generated streams
+	Budget     time.Duration // for generated streams
+	Tries      int           // reducer candidates per failure
+	Out        string        // folder for reduced failures (CHECK.scn), or ""
 }
 
 // gateRun is the state of one GateTest run.
@@ -48,6 +52,15 @@ type gateRun struct {
 	checks   int      // how many checks apply to the gate
 	started  time.Time
 	firstHit map[string]time.Duration
+	phases   []phaseTime
+	cpu      time.Duration // sealfuzz's own CPU time when the test began
+}
+
+// phaseTime is one phase of the plan as the summary reports it.
+type phaseTime struct {
+	name    string
+	streams int
+	took    time.Duration
 }
 
 // gateFailure is the first stream that failed one check, and how many did.
@@ -79,14 +92,39 @@ func (t GateTest) Run(stdout io.Writer) (int, error) {
 	}
 	defer client.Close()
 	g := &gateRun{client: client, chk: client.Checker(), argv: t.Argv, stdout: stdout, out: t.Out, tries: t.Tries,
-		streams: map[string]int{}, found: map[string]*gateFailure{}, firstHit: map[string]time.Duration{}, started: time.Now()}
+		streams: map[string]int{}, found: map[string]*gateFailure{}, firstHit: map[string]time.Duration{}, started: time.Now(), cpu: fuzzkit.ProcessCPU()}
 	if err := g.hello(); err != nil {
 		return 0, err
 	}
-	plan := Plan{Corpus: corpus, Machines: t.Checks, Machine: Hunts(g.chk, uint64(t.Seed)),
-		Generate: Bytes(rand.New(rand.NewSource(t.Seed))), Budget: t.Budget}
+	plan := Plan{Corpus: corpus, Machines: t.Checks, MachineBudget: t.MachineFor, Machine: Hunts(g.chk, uint64(t.Seed)),
+		Generate: Bytes(rand.New(rand.NewSource(t.Seed))), Budget: t.Budget,
+		End: func(phase string, n int, took time.Duration) {
+			g.phases = append(g.phases, phaseTime{phase, n, took})
+			if phase == PhaseMachine && n < t.Checks {
+				fmt.Fprintf(g.stdout, "machine: stopped after %d of %d runs, at the %v bound (-machine-for)\n", n, t.Checks, t.MachineFor)
+			}
+		}}
 	plan.Run(g.try)
 	return g.report(), nil
+}
+
+// phaseLine is the summary's last line: each phase's streams and time,
+// and the CPU time of sealfuzz and of the gate processes, which unlike
+// the times does not grow with the load of the machine.
+func (g *gateRun) phaseLine(selfCPU time.Duration) string {
+	var parts []string
+	for _, p := range g.phases {
+		part := fmt.Sprintf("%s %d in %v", p.name, p.streams, p.took.Round(time.Millisecond))
+		if p.name == PhaseGenerated && p.streams > 0 && p.took > 0 {
+			part += fmt.Sprintf(" (%.0f streams/s)", float64(p.streams)/p.took.Seconds())
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none")
+	}
+	return fmt.Sprintf("phases: %s; CPU: sealfuzz %v, gate processes %v",
+		strings.Join(parts, ", "), selfCPU.Round(time.Millisecond), g.client.CPU().Round(time.Millisecond))
 }
 
 // hello opens a run of the generated tool set to print what the gate
@@ -181,8 +219,10 @@ func (g *gateRun) report() int {
 	if len(g.order) > 0 {
 		held = fmt.Sprintf("%d of %d checks failed (%s)", len(g.order), g.checks, strings.Join(g.order, " "))
 	}
-	fmt.Fprintf(g.stdout, "\ntest: %d violations: %s in %s streams; %d gate processes; %v\n",
-		total, held, strings.Join(counts, ", "), g.client.Spawns(), time.Since(g.started).Round(time.Millisecond))
+	selfCPU := fuzzkit.ProcessCPU() - g.cpu
+	g.client.Close() // every gate process ends, so that its CPU time counts
+	fmt.Fprintf(g.stdout, "\ntest: %d violations: %s in %s streams; %d gate processes; %v\n%s\n",
+		total, held, strings.Join(counts, ", "), g.client.Spawns(), time.Since(g.started).Round(time.Millisecond), g.phaseLine(selfCPU))
 	if total > 0 {
 		return 1
 	}

@@ -33,10 +33,16 @@ type Stream struct {
 }
 
 // Plan is one trial: the corpus, then Machines streams of the state
-// machine, then generated streams until Budget is spent.
+// machine (or fewer, when MachineBudget is spent), then generated streams
+// until Budget is spent.
 type Plan struct {
 	Corpus   []*scn.Scenario
 	Machines int
+	// MachineBudget, when positive, bounds the machine phase: once it is
+	// spent, the run in progress finishes and no other starts. One machine
+	// run checks a stream at every step, so its cost is the subject's: a
+	// slow gate process would otherwise hold the trial for many minutes.
+	MachineBudget time.Duration
 	// Machine makes the i-th machine stream (0-based) and Generate the
 	// i-th generated one; false skips it (it still counts as run).
 	Machine  func(i int) (Stream, bool)
@@ -46,6 +52,15 @@ type Plan struct {
 	// how many streams it ran and how long it took.
 	Begin func(phase string)
 	End   func(phase string, streams int, took time.Duration)
+	// Now is the clock the budgets are measured on; nil is time.Now.
+	Now func() time.Time
+}
+
+func (p Plan) now() time.Time {
+	if p.Now != nil {
+		return p.Now()
+	}
+	return time.Now()
 }
 
 // Run gives each stream of the plan to each, phase after phase, until
@@ -66,8 +81,9 @@ func (p Plan) Run(each func(Stream) (stop bool)) {
 		}
 	}
 	if p.Machine != nil {
+		deadline := p.now().Add(p.MachineBudget)
 		stop := p.phase(PhaseMachine, func(i int) (Stream, bool, bool) {
-			if i >= p.Machines {
+			if i >= p.Machines || (p.MachineBudget > 0 && i > 0 && !p.now().Before(deadline)) {
 				return Stream{}, false, true
 			}
 			s, ok := p.Machine(i)
@@ -78,9 +94,9 @@ func (p Plan) Run(each func(Stream) (stop bool)) {
 		}
 	}
 	if p.Generate != nil {
-		deadline := time.Now().Add(p.Budget)
+		deadline := p.now().Add(p.Budget)
 		p.phase(PhaseGenerated, func(i int) (Stream, bool, bool) {
-			if !time.Now().Before(deadline) {
+			if !p.now().Before(deadline) {
 				return Stream{}, false, true
 			}
 			s, ok := p.Generate(i)
@@ -95,7 +111,7 @@ func (p Plan) phase(name string, next func(i int) (s Stream, ok, done bool), eac
 	if p.Begin != nil {
 		p.Begin(name)
 	}
-	start := time.Now()
+	start := p.now()
 	n, stop := 0, false
 	for ; !stop; n++ {
 		s, ok, done := next(n)
@@ -107,7 +123,7 @@ func (p Plan) phase(name string, next func(i int) (s Stream, ok, done bool), eac
 		}
 	}
 	if p.End != nil {
-		p.End(name, n, time.Since(start))
+		p.End(name, n, p.now().Sub(start))
 	}
 	return stop
 }

@@ -126,6 +126,38 @@ func TestPlanRunsThePhasesInOrder(t *testing.T) {
 	}
 }
 
+// TestPlanMachineBudget: the machine phase starts no run once its budget
+// is spent on the plan's clock, finishes the one in progress, and reports
+// how many ran; without a budget every run is made.
+func TestPlanMachineBudget(t *testing.T) {
+	var clock time.Time
+	ran := 0
+	p := Plan{
+		Machines:      20,
+		MachineBudget: 2 * time.Minute,
+		Machine: func(i int) (Stream, bool) {
+			ran++
+			clock = clock.Add(50 * time.Second) // each run takes 50 s
+			return Stream{Phase: PhaseMachine}, true
+		},
+		Now: func() time.Time { return clock },
+		End: func(ph string, n int, took time.Duration) {
+			if ph != PhaseMachine || n != 3 || took != 150*time.Second {
+				t.Errorf("End(%s, %d, %v), want machine, 3 runs, 2m30s", ph, n, took)
+			}
+		},
+	}
+	p.Run(func(Stream) bool { return false })
+	if ran != 3 {
+		t.Fatalf("%d machine runs in a 2 minute budget of 50 s runs, want 3 (the third began at 1m40s)", ran)
+	}
+	ran, p.MachineBudget, p.End = 0, 0, nil
+	p.Run(func(Stream) bool { return false })
+	if ran != 20 {
+		t.Fatalf("%d machine runs without a budget, want 20", ran)
+	}
+}
+
 // TestGeneratedStreamsCheck: the generated streams are the gofuzz
 // reading's, and the real gate passes them.
 func TestGeneratedStreamsCheck(t *testing.T) {

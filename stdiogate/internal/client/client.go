@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sealgate/sealgate"
@@ -30,11 +31,16 @@ type Client struct {
 	dir     string // ledger folders live here
 
 	mu       sync.Mutex
-	idle     []*process          // healthy processes between runs, at most maxIdle
+	idle     []*process // healthy processes between runs, at most maxIdle
+	slots    []string   // empty ledger folders between runs
+	nslots   int
 	lastCaps *check.Capabilities // from the last hello
-	runs     int
-	Spawns   int // processes started, for reports
+	Spawns   int                 // processes started, for reports
+	cpu      atomic.Int64        // user and system time of the processes that ended, in ns
 }
+
+// CPUTime is the user and system time of the processes that have ended.
+func (c *Client) CPUTime() time.Duration { return time.Duration(c.cpu.Load()) }
 
 // maxIdle bounds the processes kept between runs: enough for the runs a
 // check holds open at once, few enough that a gate's memory stays small.
@@ -129,13 +135,20 @@ func (c *Client) Open(cfg sealgate.Config) (check.Subject, error) {
 	if n := len(c.idle); n > 0 {
 		p, c.idle = c.idle[n-1], c.idle[:n-1]
 	}
-	c.runs++
-	ledger := filepath.Join(c.dir, "run-"+strconv.Itoa(c.runs), "ledger")
-	c.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(ledger), 0o700); err != nil {
-		return nil, err
+	slot, fresh := "", false
+	if n := len(c.slots); n > 0 {
+		slot, c.slots = c.slots[n-1], c.slots[:n-1]
+	} else {
+		c.nslots++
+		slot, fresh = filepath.Join(c.dir, "slot-"+strconv.Itoa(c.nslots)), true
 	}
-	s := &session{c: c, p: p, cfg: cfg, ledger: ledger}
+	c.mu.Unlock()
+	if fresh {
+		if err := os.Mkdir(slot, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	s := &session{c: c, p: p, cfg: cfg, ledger: filepath.Join(slot, "ledger")}
 	caps, err := s.configure()
 	if err != nil {
 		s.drop()
@@ -327,7 +340,17 @@ func (s *session) FeedAll(events []sealgate.Event, answer func(i int, ds []sealg
 			}
 			batch = append(batch, line...)
 		}
-		go s.p.stdin.Write(batch) // a gate that stops reading is caught by the answer's timeout; the kill ends the write
+		if len(batch) <= pipeBatch {
+			if f := s.p.send(batch, s.c.timeout, s.n+1); f != nil {
+				return errors.Join(s.fail(f), answer(start, nil))
+			}
+		} else {
+			// A gate may answer the first events before it reads the last:
+			// the answers are read while the batch goes in. A gate that
+			// stops reading is caught by the answer's timeout, and the
+			// kill ends the write.
+			go s.p.stdin.Write(batch)
+		}
 		for i := start; i < end; i++ {
 			s.n++
 			ds, err := s.answer(s.n)
@@ -358,56 +381,83 @@ func (s *session) drop() {
 		s.c.mu.Unlock()
 		s.p = nil
 	}
-	os.RemoveAll(filepath.Dir(s.ledger))
+	// The folder is emptied and kept for a later run: a new folder per
+	// run costs the file system an inode each time.
+	slot := filepath.Dir(s.ledger)
+	if emptied(slot) {
+		s.c.mu.Lock()
+		s.c.slots = append(s.c.slots, slot)
+		s.c.mu.Unlock()
+	} else {
+		os.RemoveAll(slot)
+	}
 }
 
-// process is one running gate.
+// emptied removes everything in dir, and reports whether it is now an
+// empty folder.
+func emptied(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if os.RemoveAll(filepath.Join(dir, n)) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// process is one running gate. Its pipes are read and written on the
+// caller's goroutine, each call bounded by a deadline on the pipe, so that
+// an answer costs no goroutine or channel hop.
 type process struct {
 	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	lines   chan lineResult
+	stdin   *os.File
+	stdout  *os.File
+	lines   *protocol.LineReader
 	done    chan struct{} // closed when the process has exited and been waited for
 	exitErr error
 	stderr  *tail
-}
-
-type lineResult struct {
-	line []byte
-	err  error
+	closed  bool
 }
 
 func (c *Client) spawn() (*process, error) {
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
-	stdin, err := cmd.StdinPipe()
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		inW.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: stdin, lines: make(chan lineResult), done: make(chan struct{}), stderr: &tail{max: 2048}}
-	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
+	p := &process{cmd: cmd, stdin: inW, stdout: outR, lines: protocol.NewLineReader(outR, protocol.MaxLineBytes),
+		done: make(chan struct{}), stderr: &tail{max: 2048}}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
+	err = cmd.Start()
+	inR.Close() // the child holds its own ends now
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
 		return nil, err
 	}
 	c.mu.Lock()
 	c.Spawns++
 	c.mu.Unlock()
 	go func() {
-		r := protocol.NewLineReader(stdout, protocol.MaxLineBytes)
-		for {
-			line, err := r.ReadLine()
-			select {
-			case p.lines <- lineResult{line, err}:
-			case <-p.done:
-				return
-			}
-			if err != nil {
-				break
-			}
-		}
 		p.exitErr = cmd.Wait()
+		if ps := cmd.ProcessState; ps != nil {
+			c.cpu.Add(int64(ps.UserTime() + ps.SystemTime()))
+		}
 		close(p.done)
 	}()
 	return p, nil
@@ -422,65 +472,64 @@ func (p *process) exited() bool {
 	}
 }
 
-// kill stops the process and waits for it (briefly: a process that
-// outlives SIGKILL is the kernel's business).
+// kill stops the process, waits for it (briefly: a process that outlives
+// SIGKILL is the kernel's business) and closes its pipes.
 func (p *process) kill() {
-	if p.exited() {
-		return
-	}
-	p.cmd.Process.Kill()
-	p.stdin.Close()
-	for {
+	if !p.exited() {
+		p.cmd.Process.Kill()
 		select {
 		case <-p.done:
-			return
-		case <-p.lines: // let the reader reach EOF
 		case <-time.After(2 * time.Second):
-			return
 		}
+	}
+	if !p.closed {
+		p.closed = true
+		p.stdin.Close()
+		p.stdout.Close()
 	}
 }
 
-// send writes one line within the timeout: a gate that stops reading its
-// stdin hangs the write once the pipe is full.
-func (p *process) send(line []byte, timeout time.Duration, event int) *Failure {
-	errc := make(chan error, 1)
-	go func() {
-		_, err := p.stdin.Write(line)
-		errc <- err
-	}()
-	select {
-	case err := <-errc:
-		if err != nil {
-			return &Failure{What: "crashed", Event: event, Detail: "its stdin is closed: " + err.Error()}
-		}
-		return nil
-	case <-time.After(timeout):
+// pipeBatch is the most the client writes to a gate's stdin in one call
+// without a goroutine: no more than one page, which an empty pipe always
+// takes whole, so the write cannot wait on a gate that is itself waiting
+// for its answers to be read.
+const pipeBatch = 4096
+
+// send writes to the gate within the timeout: a gate that stops reading
+// its stdin hangs the write once the pipe is full.
+func (p *process) send(b []byte, timeout time.Duration, event int) *Failure {
+	p.stdin.SetWriteDeadline(time.Now().Add(timeout))
+	_, err := p.stdin.Write(b)
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		return &Failure{What: "hung", Event: event, Detail: fmt.Sprintf("it read no input for %v", timeout)}
+	case err != nil:
+		return &Failure{What: "crashed", Event: event, Detail: "its stdin is closed: " + err.Error()}
 	}
+	return nil
 }
 
 // receive reads and parses one line within the timeout.
 func (p *process) receive(timeout time.Duration, event int) (*protocol.Message, *Failure) {
-	timer := time.NewTimer(max(timeout, 0))
-	defer timer.Stop()
-	select {
-	case r := <-p.lines:
-		switch {
-		case errors.Is(r.err, io.EOF):
-			<-p.done
-			return nil, &Failure{What: "crashed", Event: event, Detail: "its stdout ended"}
-		case r.err != nil:
-			return nil, &Failure{What: "broke the protocol", Event: event, Detail: r.err.Error()}
-		}
-		m, err := protocol.Unmarshal(r.line)
-		if err != nil {
-			return nil, &Failure{What: "broke the protocol", Event: event, Detail: fmt.Sprintf("%v in line %q", err, protocol.Clip(r.line))}
-		}
-		return m, nil
-	case <-timer.C:
+	p.stdout.SetReadDeadline(time.Now().Add(max(timeout, 0)))
+	line, err := p.lines.ReadLine()
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
 		return nil, &Failure{What: "hung", Event: event, Detail: fmt.Sprintf("no answer within %v", timeout)}
+	case errors.Is(err, io.EOF):
+		select { // its status, if it is exiting; fail kills it otherwise
+		case <-p.done:
+		case <-time.After(time.Second):
+		}
+		return nil, &Failure{What: "crashed", Event: event, Detail: "its stdout ended"}
+	case err != nil:
+		return nil, &Failure{What: "broke the protocol", Event: event, Detail: err.Error()}
 	}
+	m, err := protocol.Unmarshal(line)
+	if err != nil {
+		return nil, &Failure{What: "broke the protocol", Event: event, Detail: fmt.Sprintf("%v in line %q", err, protocol.Clip(line))}
+	}
+	return m, nil
 }
 
 // tail keeps the last max bytes written to it.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sealgate/sealgate/gate"
@@ -18,7 +19,8 @@ import (
 // dropped. (The ledger package of the project is the durable one; this
 // journal only has to outlive the process.)
 type journal struct {
-	f     *os.File
+	f     *os.File // nil until the first change when the file was not there
+	path  string
 	fsync bool
 	keys  map[string]gate.LedgerState
 }
@@ -56,7 +58,17 @@ func openJournal(path string, fsync bool) (*journal, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("ledger %s: %w", path, err)
 	}
-	if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err != nil {
+	if os.IsNotExist(err) {
+		// Created at the first change: a run that changes nothing (a
+		// refused configuration, a stream with no release) costs no file.
+		// The folder must be there already.
+		if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("ledger %s: its folder is not there", path)
+		}
+		j.path = path
+		return j, nil
+	}
+	if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600); err != nil {
 		return nil, fmt.Errorf("ledger: %w", err)
 	}
 	if err := j.f.Truncate(int64(len(src))); err != nil { // drop a torn tail
@@ -75,6 +87,13 @@ func (j *journal) write(op, key string, s gate.LedgerState) error {
 	if strings.ContainsAny(key, " \n") {
 		return fmt.Errorf("ledger: key %q has a space or a newline", key)
 	}
+	if j.f == nil {
+		f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+		j.f = f
+	}
 	if _, err := j.f.WriteString(op + " " + key + "\n"); err != nil {
 		return fmt.Errorf("ledger: %w", err)
 	}
@@ -91,4 +110,9 @@ func (j *journal) write(op, key string, s gate.LedgerState) error {
 	return nil
 }
 
-func (j *journal) Close() error { return j.f.Close() }
+func (j *journal) Close() error {
+	if j.f == nil {
+		return nil
+	}
+	return j.f.Close()
+}

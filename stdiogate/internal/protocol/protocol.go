@@ -265,6 +265,15 @@ func (l *LineReader) ReadLine() ([]byte, error) {
 	}
 }
 
+// Ready reports whether a whole line is already buffered, so that the
+// next ReadLine returns without reading: a writer that answers line by
+// line can hold its answers back until the reader would wait, and send a
+// batch of them in one write.
+func (l *LineReader) Ready() bool {
+	b, _ := l.r.Peek(l.r.Buffered())
+	return bytes.IndexByte(b, '\n') >= 0
+}
+
 // MaxLineBytes bounds every line either side reads: far more than the
 // largest fragment or release of the default limits (1 MiB call-bytes,
 // base64-encoded), and a bound on what a broken peer can make the other
