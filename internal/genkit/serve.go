@@ -184,4 +184,3 @@ func (r *stepReader) Read(p []byte) (int, error) {
 }
 
 func (r *stepReader) Close() error { return r.body.Close() }
-
