@@ -1,11 +1,15 @@
 package peers
 
 import (
+	"flag"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/sealgate/sealgate/internal/trial"
 	"github.com/sealgate/sealgate/scn"
 	"github.com/sealgate/sealgate/wire"
 )
@@ -44,6 +48,61 @@ func TestGenkitProcess(t *testing.T) {
 	pr := startGenkit(t)
 	t.Run("hello", func(t *testing.T) { genkitSaysHello(t, pr) })
 	t.Run("judged", func(t *testing.T) { genkitRunsAreJudged(t, pr) })
+	t.Run("stored", func(t *testing.T) { genkitStoredBodiesReproduce(t, pr) })
+	if *genkitRate > 0 {
+		t.Run("rate", func(t *testing.T) { genkitRuns(t, pr, *genkitRate) })
+	}
+}
+
+// genkitStoredBodiesReproduce: every body stored for a genkit idiom in
+// corpus/peers still shows its violation.
+func genkitStoredBodiesReproduce(t *testing.T, pr *Process) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "corpus", "peers", "genkit-*.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := &Set{Peers: pr.Peers()}
+	for _, f := range files {
+		var out strings.Builder
+		if code := ReplayFile(f, set, &out, &out); code != 0 {
+			t.Errorf("%s: exit %d\n%s", f, code, out.String())
+		}
+	}
+	if len(files) < 8 {
+		t.Errorf("only %d stored genkit bodies", len(files))
+	}
+}
+
+var genkitRate = flag.Int("genkit.rate", 0, "TestGenkitProcess: time each genkit idiom over this many corpus bodies (0: skip)")
+
+// genkitRuns prints each genkit idiom's runs per second through the
+// process over the first n corpus bodies its protocol carries, with no
+// fault, as internal/frameworks' TestRate does for the other frameworks.
+//
+//	go test -run TestGenkitProcess -v -genkit.rate 150 ./internal/peers
+func genkitRuns(t *testing.T, pr *Process, n int) {
+	corpus, err := trial.LoadCorpus(trial.Embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRunner()
+	defer r.Close()
+	for _, p := range pr.Peers() {
+		var bodies []Body
+		for _, s := range corpus {
+			if b, ok := Build(p.Protocol, s.Events, Fault{}); ok && len(bodies) < n {
+				bodies = append(bodies, b)
+			}
+		}
+		start := time.Now()
+		for _, b := range bodies {
+			if _, err := r.Run(p, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		took := time.Since(start)
+		t.Logf("%-28s %4d runs %8s %6.0f runs/s", p.Name, len(bodies), took.Round(time.Millisecond), float64(len(bodies))/took.Seconds())
+	}
 }
 
 // genkitSaysHello: the process names its idioms with genkit's
