@@ -83,9 +83,9 @@ func TestGenkitHalfArguments(t *testing.T) {
 	type outcome struct{ ran, crashed bool }
 	cases := []struct {
 		name, idiom, tool string
-		events           [][]byte
-		reset            bool
-		want             outcome
+		events            [][]byte
+		reset             bool
+		want              outcome
 	}{
 		{"openai length cut", "genkit/openai-any", "GetWeatherArgs", append(append([][]byte{}, chat[:half]...), lengthStop, chat[len(chat)-1]), false, outcome{}},
 		{"openai body ends", "genkit/openai-any", "GetWeatherArgs", chat[:half], false, outcome{}},
@@ -99,7 +99,7 @@ func TestGenkitHalfArguments(t *testing.T) {
 	for _, c := range cases {
 		rp := runOne(srv, idiomNamed(t, c.idiom), request{Run: 1, Peer: c.idiom, Events: c.events, Reset: c.reset,
 			FollowUp: followUps[map[bool]string{true: "anthropic", false: "openai-chat"}[strings.HasPrefix(c.name, "anthropic")]],
-			Tools: []string{c.tool}, TimeoutMs: 10000})
+			Tools:    []string{c.tool}, TimeoutMs: 10000})
 		got := outcome{ran: len(rp.Executions) > 0, crashed: rp.Crash != ""}
 		if got != c.want || rp.Hung {
 			t.Errorf("%s: ran %+v, crash %q, error %q, hung %v; want %+v", c.name, rp.Executions, rp.Crash, rp.Error, rp.Hung, c.want)
