@@ -79,7 +79,7 @@ var genkitRate = flag.Int("genkit.rate", 0, "TestGenkitProcess: time each genkit
 // process over the first n corpus bodies its protocol carries, with no
 // fault, as internal/frameworks' TestRate does for the other frameworks.
 //
-//	go test -run TestGenkitProcess -v -genkit.rate 150 ./internal/peers
+//	go test ./internal/peers -run TestGenkitProcess -v -genkit.rate=150
 func genkitRuns(t *testing.T, pr *Process, n int) {
 	corpus, err := trial.LoadCorpus(trial.Embedded)
 	if err != nil {
