@@ -2,8 +2,12 @@ package peers
 
 import (
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -223,4 +227,66 @@ func genkitRunsAreJudged(t *testing.T, pr *Process) {
 	if compared < 20 {
 		t.Errorf("only %d bodies compared", compared)
 	}
+}
+
+// TestGenkitProtocolIsChilds: the genkit module writes the protocol's line
+// types out (it may not import this module); each has exactly the fields,
+// JSON names and types of child.go's.
+func TestGenkitProtocolIsChilds(t *testing.T) {
+	file := filepath.Join("..", "genkit", "protocol.go")
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := map[string]map[string]string{} // type name: JSON tag: Go type
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			ts, ok := sp.(*ast.TypeSpec)
+			if !ok {
+				continue
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				continue
+			}
+			fields := map[string]string{}
+			for _, fl := range st.Fields.List {
+				tag := ""
+				if fl.Tag != nil {
+					tag = reflect.StructTag(strings.Trim(fl.Tag.Value, "`")).Get("json")
+				}
+				fields[tag] = types(fl.Type)
+			}
+			theirs[ts.Name.Name] = fields
+		}
+	}
+	for name, v := range map[string]any{"helloLine": helloLine{}, "hello": hello{}, "peerHello": peerHello{},
+		"request": request{}, "reply": reply{}, "execution": execution{}, "rawRead": rawRead{}} {
+		rt := reflect.TypeOf(v)
+		ours := map[string]string{}
+		for i := range rt.NumField() {
+			ft := strings.ReplaceAll(strings.ReplaceAll(rt.Field(i).Type.String(), "peers.", ""), "uint8", "byte")
+			ours[rt.Field(i).Tag.Get("json")] = ft
+		}
+		if !reflect.DeepEqual(ours, theirs[name]) {
+			t.Errorf("%s: child.go has %v, %s has %v", name, ours, file, theirs[name])
+		}
+	}
+}
+
+// types writes a field's type as reflect does, without package names.
+func types(e ast.Expr) string {
+	switch x := e.(type) {
+	case *ast.Ident:
+		return x.Name
+	case *ast.StarExpr:
+		return "*" + types(x.X)
+	case *ast.ArrayType:
+		return "[]" + types(x.Elt)
+	}
+	return "?"
 }
