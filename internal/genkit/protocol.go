@@ -4,8 +4,8 @@ package main
 // internal/peers/child.go): JSON lines, a hello first, then one reply per
 // request. This module may not import the core (genkit's dependencies do
 // not build beside it), so the line types are written out here with the
-// same JSON names and types; a test in internal/peers runs this process
-// and fails if they drift.
+// same JSON names and types; internal/peers' tests compare them with
+// child.go's field by field and run this process.
 
 // helloLine is the process's first line.
 type helloLine struct {
