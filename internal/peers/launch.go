@@ -26,6 +26,7 @@ type Outside struct {
 var Outsides = []Outside{
 	{Name: "frameworks", Group: "go", Dir: "internal/frameworks"},
 	{Name: "genai", Group: "go", Dir: "internal/genai"},
+	{Name: "genkit", Group: "go", Dir: "internal/genkit"},
 	{Name: "js", Group: "js", Dir: "internal/peers/js"},
 }
 
