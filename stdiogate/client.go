@@ -8,11 +8,12 @@ import (
 	"github.com/sealgate/sealgate/stdiogate/internal/client"
 )
 
-// Client runs a gate command and hands it out as check subjects, one run
-// at a time. A process serves run after run (each begins with its own
-// config line and a fresh ledger file); a restart event is the same config
-// line and ledger file again (or, for a gate that asked, a kill and a new
-// process), and a process that fails is replaced. A process that crashes,
+// Client runs a gate command and hands it out as check subjects, each
+// run on a process of its own; Open is safe for concurrent use. A process
+// serves run after run (each begins with its own config line and a fresh
+// ledger file); a restart event is the same config line and ledger file
+// again (or, for a gate that asked, a kill and a new process), and a
+// process that fails is replaced. A process that crashes,
 // hangs or breaks the protocol is an error that wraps
 // check.ErrSubjectFailed, with the event and the end of its stderr.
 type Client struct{ c *client.Client }
@@ -40,7 +41,12 @@ func (c *Client) Open(cfg sealgate.Config) (check.Subject, error) { return c.c.O
 func (c *Client) Checker() *check.Checker { return check.NewChecker(c.Open) }
 
 // Spawns is how many gate processes the client started, for reports.
-func (c *Client) Spawns() int { return c.c.Spawns }
+func (c *Client) Spawns() int { return c.c.Spawns() }
+
+// SetConcurrency says how many goroutines will open runs at once (Open is
+// safe for concurrent use), so that the client keeps a process between
+// runs for each: otherwise a run that finds none idle starts one.
+func (c *Client) SetConcurrency(callers int) { c.c.SetConcurrency(callers) }
 
 // CPU is the user and system time of the gate processes that have ended
 // (all of them, after Close), for reports: a gate's cost per stream does

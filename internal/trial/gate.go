@@ -7,8 +7,10 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/sealgate/sealgate"
@@ -34,21 +36,30 @@ type GateTest struct {
 	MachineFor time.Duration
 	Seed       int64         // of the machine and the generated streams
 	Budget     time.Duration // for generated streams
-	Tries      int           // reducer candidates per failure
-	Out        string        // folder for reduced failures (CHECK.scn), or ""
+	// Streams, when positive, also ends the generated phase after that
+	// many streams.
+	Streams int
+	// Workers checks the corpus and the generated streams that many at a
+	// time, each on its own gate process; 0 is runtime.GOMAXPROCS(0).
+	Workers int
+	Tries   int    // reducer candidates per failure
+	Out     string // folder for reduced failures (CHECK.scn), or ""
 }
 
 // gateRun is the state of one GateTest run.
 type gateRun struct {
-	client   *stdiogate.Client
-	chk      *check.Checker
-	argv     []string
-	stdout   io.Writer
-	out      string
-	tries    int
+	client *stdiogate.Client
+	chk    *check.Checker
+	argv   []string
+	stdout io.Writer
+	out    string
+	tries  int
+	// mu guards what the workers of a phase write: the counts, the
+	// failures and stdout.
+	mu       sync.Mutex
 	streams  map[string]int
 	found    map[string]*gateFailure
-	order    []string // check IDs in the order first found
+	order    []string // check IDs, by the first stream that failed each (ordered)
 	checks   int      // how many checks apply to the gate
 	started  time.Time
 	firstHit map[string]time.Duration
@@ -65,6 +76,8 @@ type phaseTime struct {
 
 // gateFailure is the first stream that failed one check, and how many did.
 type gateFailure struct {
+	phase  string
+	index  int // Stream.Index
 	source string
 	cfg    sealgate.Config
 	events []sealgate.Event
@@ -79,8 +92,12 @@ func (t GateTest) Run(stdout io.Writer) (int, error) {
 	if len(t.Argv) == 0 {
 		return 0, errors.New("no gate command")
 	}
-	if t.Budget < 0 || t.Checks < 0 || t.Timeout < 0 {
-		return 0, errors.New("the budget, the checks and the timeout must not be negative")
+	if t.Budget < 0 || t.Checks < 0 || t.Timeout < 0 || t.Streams < 0 || t.Workers < 0 {
+		return 0, errors.New("the budget, the checks, the timeout, the streams and the workers must not be negative")
+	}
+	workers := t.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
 	corpus, err := LoadCorpus(t.Corpus)
 	if err != nil {
@@ -91,13 +108,14 @@ func (t GateTest) Run(stdout io.Writer) (int, error) {
 		return 0, err
 	}
 	defer client.Close()
+	client.SetConcurrency(workers)
 	g := &gateRun{client: client, chk: client.Checker(), argv: t.Argv, stdout: stdout, out: t.Out, tries: t.Tries,
 		streams: map[string]int{}, found: map[string]*gateFailure{}, firstHit: map[string]time.Duration{}, started: time.Now(), cpu: fuzzkit.ProcessCPU()}
 	if err := g.hello(); err != nil {
 		return 0, err
 	}
 	plan := Plan{Corpus: corpus, Machines: t.Checks, MachineBudget: t.MachineFor, Machine: Hunts(g.chk, uint64(t.Seed)),
-		Generate: Bytes(rand.New(rand.NewSource(t.Seed))), Budget: t.Budget,
+		Generate: Bytes(rand.New(rand.NewSource(t.Seed))), Budget: t.Budget, Count: t.Streams, Workers: workers,
 		End: func(phase string, n int, took time.Duration) {
 			g.phases = append(g.phases, phaseTime{phase, n, took})
 			if phase == PhaseMachine && n < t.Checks {
@@ -105,6 +123,7 @@ func (t GateTest) Run(stdout io.Writer) (int, error) {
 			}
 		}}
 	plan.Run(g.try)
+	g.sortOrder()
 	return g.report(), nil
 }
 
@@ -162,34 +181,69 @@ func (g *gateRun) hello() error {
 
 // try checks one stream of the plan and keeps its failure, if any. A
 // machine stream comes checked; a corpus file whose configuration the
-// format refuses has nothing to run.
+// format refuses has nothing to run. Workers call it at once.
 func (g *gateRun) try(s Stream) bool {
 	switch {
 	case s.Phase == PhaseMachine:
-		g.streams[s.Phase]++
-		if s.Err != nil {
-			g.note(s.Source, s.Config, s.Events, s.Err)
-		}
+		g.note(s, s.Err)
 	case s.ConfigErr != nil:
 	default:
-		g.streams[s.Phase]++
-		if err := g.chk.All(s.Config, s.Events); err != nil {
-			g.note(s.Source, s.Config, s.Events, err)
-		}
+		g.note(s, g.chk.All(s.Config, s.Events))
 	}
 	return false
 }
 
-func (g *gateRun) note(source string, cfg sealgate.Config, events []sealgate.Event, err error) {
-	id := reduce.ID(err)
-	if f := g.found[id]; f != nil {
-		f.count++
+// note counts a checked stream and keeps its failure (err, or nil for
+// none). Of the streams that fail one check, the one kept is the first in
+// the plan's order, whichever worker got to it first, so that the report
+// does not depend on the scheduling.
+func (g *gateRun) note(s Stream, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.streams[s.Phase]++
+	if err == nil {
 		return
 	}
-	g.found[id] = &gateFailure{source: source, cfg: cfg, events: events, err: err, count: 1}
+	id := reduce.ID(err)
+	nf := &gateFailure{phase: s.Phase, index: s.Index, source: s.Source, cfg: s.Config, events: s.Events, err: err, count: 1}
+	if f := g.found[id]; f != nil {
+		if nf.before(f) {
+			nf.count = f.count + 1
+			g.found[id] = nf
+		} else {
+			f.count++
+		}
+		return
+	}
+	g.found[id] = nf
 	g.order = append(g.order, id)
 	g.firstHit[id] = time.Since(g.started)
-	fmt.Fprintf(g.stdout, "found %s after %v (%s)\n", id, g.firstHit[id].Round(time.Millisecond), source)
+	fmt.Fprintf(g.stdout, "found %s after %v (%s)\n", id, g.firstHit[id].Round(time.Millisecond), s.Source)
+}
+
+// before says whether f's stream comes before o's in the plan.
+func (f *gateFailure) before(o *gateFailure) bool {
+	if f.phase != o.phase {
+		return phaseRank(f.phase) < phaseRank(o.phase)
+	}
+	return f.index < o.index
+}
+
+// phaseRank is a phase's place in the order Plan.Run runs them.
+func phaseRank(phase string) int {
+	switch phase {
+	case PhaseCorpus:
+		return 0
+	case PhaseMachine:
+		return 1
+	}
+	return 2
+}
+
+// sortOrder orders the failures by the first stream that failed each, as
+// one worker would have found them.
+func (g *gateRun) sortOrder() {
+	sort.SliceStable(g.order, func(i, j int) bool { return g.found[g.order[i]].before(g.found[g.order[j]]) })
 }
 
 // report reduces each distinct failure and prints it, then the summary,

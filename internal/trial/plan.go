@@ -1,6 +1,8 @@
 package trial
 
 import (
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sealgate/sealgate"
@@ -18,6 +20,10 @@ const (
 type Stream struct {
 	Phase  string // PhaseCorpus, PhaseMachine or PhaseGenerated
 	Source string // for reports: "corpus FILE", "machine seed N", "generated #N"
+	// Index is the stream's place in its phase, from 0: with several
+	// workers, streams are checked out of order, and a report that names
+	// the first failing stream orders them by it.
+	Index  int
 	Config sealgate.Config
 	Events []sealgate.Event
 	// Scenario is the corpus file (PhaseCorpus), with its expected
@@ -48,6 +54,16 @@ type Plan struct {
 	Machine  func(i int) (Stream, bool)
 	Generate func(i int) (Stream, bool)
 	Budget   time.Duration
+	// Count, when positive, also ends the generated phase after that many
+	// streams, so that a run covers the same streams on any machine.
+	Count int
+	// Workers, above 1, checks the corpus and the generated streams on
+	// that many goroutines (each must be safe for concurrent use then),
+	// so that a subject in another process keeps every core busy. The
+	// streams are still made in order by one goroutine, so a phase makes
+	// the same streams whatever the number of workers. The machine phase
+	// stays on one: each of its runs checks as it goes.
+	Workers int
 	// Begin and End, when set, are told when a phase starts and ends, with
 	// how many streams it ran and how long it took.
 	Begin func(phase string)
@@ -68,7 +84,7 @@ func (p Plan) now() time.Time {
 // machine function) is left out; a zero budget runs no generated stream.
 func (p Plan) Run(each func(Stream) (stop bool)) {
 	if len(p.Corpus) > 0 {
-		stop := p.phase(PhaseCorpus, func(i int) (Stream, bool, bool) {
+		stop := p.phase(PhaseCorpus, p.Workers, func(i int) (Stream, bool, bool) {
 			if i >= len(p.Corpus) {
 				return Stream{}, false, true
 			}
@@ -82,7 +98,7 @@ func (p Plan) Run(each func(Stream) (stop bool)) {
 	}
 	if p.Machine != nil {
 		deadline := p.now().Add(p.MachineBudget)
-		stop := p.phase(PhaseMachine, func(i int) (Stream, bool, bool) {
+		stop := p.phase(PhaseMachine, 1, func(i int) (Stream, bool, bool) {
 			if i >= p.Machines || (p.MachineBudget > 0 && i > 0 && !p.now().Before(deadline)) {
 				return Stream{}, false, true
 			}
@@ -95,8 +111,8 @@ func (p Plan) Run(each func(Stream) (stop bool)) {
 	}
 	if p.Generate != nil {
 		deadline := p.now().Add(p.Budget)
-		p.phase(PhaseGenerated, func(i int) (Stream, bool, bool) {
-			if !p.now().Before(deadline) {
+		p.phase(PhaseGenerated, p.Workers, func(i int) (Stream, bool, bool) {
+			if !p.now().Before(deadline) || (p.Count > 0 && i >= p.Count) {
 				return Stream{}, false, true
 			}
 			s, ok := p.Generate(i)
@@ -106,24 +122,67 @@ func (p Plan) Run(each func(Stream) (stop bool)) {
 }
 
 // phase runs next(0), next(1), ... until it says done or each says stop,
-// between Begin and End; it reports whether each said stop.
-func (p Plan) phase(name string, next func(i int) (s Stream, ok, done bool), each func(Stream) bool) bool {
+// between Begin and End, on workers goroutines; it reports whether each
+// said stop.
+func (p Plan) phase(name string, workers int, next func(i int) (s Stream, ok, done bool), each func(Stream) bool) bool {
 	if p.Begin != nil {
 		p.Begin(name)
 	}
 	start := p.now()
-	n, stop := 0, false
-	for ; !stop; n++ {
-		s, ok, done := next(n)
-		if done {
-			break
-		}
-		if ok {
-			stop = each(s)
+	var n int
+	var stop bool
+	if workers > 1 {
+		n, stop = fanOut(workers, next, each)
+	} else {
+		for ; !stop; n++ {
+			s, ok, done := next(n)
+			if done {
+				break
+			}
+			if ok {
+				s.Index = n
+				stop = each(s)
+			}
 		}
 	}
 	if p.End != nil {
 		p.End(name, n, p.now().Sub(start))
 	}
 	return stop
+}
+
+// fanOut is phase's loop on workers goroutines: this one makes the
+// streams in order and hands each to the first free worker, so that no
+// more than one stream waits made and unchecked (a time budget is spent
+// on checking, not on a queue). After a stop, the streams already handed
+// out finish and no other is made.
+func fanOut(workers int, next func(i int) (s Stream, ok, done bool), each func(Stream) bool) (int, bool) {
+	streams := make(chan Stream)
+	var stopped atomic.Bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range streams {
+				if each(s) {
+					stopped.Store(true)
+				}
+			}
+		}()
+	}
+	n := 0
+	for ; !stopped.Load(); n++ {
+		s, ok, done := next(n)
+		if done {
+			break
+		}
+		if ok {
+			s.Index = n
+			streams <- s
+		}
+	}
+	close(streams)
+	wg.Wait()
+	return n, stopped.Load()
 }

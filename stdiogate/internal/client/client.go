@@ -31,12 +31,30 @@ type Client struct {
 	dir     string // ledger folders live here
 
 	mu       sync.Mutex
-	idle     []*process // healthy processes between runs, at most maxIdle
+	idle     []*process // healthy processes between runs, at most keep
+	keep     int        // maxIdle, or more for runs that are open at once (SetConcurrency)
 	slots    []string   // empty ledger folders between runs
 	nslots   int
 	lastCaps *check.Capabilities // from the last hello
-	Spawns   int                 // processes started, for reports
+	spawns   int                 // processes started, for reports
 	cpu      atomic.Int64        // user and system time of the processes that ended, in ns
+}
+
+// Spawns is how many processes the client started, for reports.
+func (c *Client) Spawns() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.spawns
+}
+
+// SetConcurrency says how many callers will check runs at once, so that
+// a process is kept between runs for each of their runs (at least
+// maxIdle): a run that finds none idle starts a new process, which costs
+// far more than the run.
+func (c *Client) SetConcurrency(callers int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keep = max(maxIdle, maxIdle*callers)
 }
 
 // CPUTime is the user and system time of the processes that have ended.
@@ -68,7 +86,7 @@ func New(argv []string, timeout time.Duration) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{argv: argv, timeout: timeout, dir: dir}, nil
+	return &Client{argv: argv, timeout: timeout, dir: dir, keep: maxIdle}, nil
 }
 
 // Close stops the idle process and removes every ledger file.
@@ -373,7 +391,7 @@ func (s *session) Close() error {
 func (s *session) drop() {
 	if s.p != nil {
 		s.c.mu.Lock()
-		if !s.broken && !s.p.exited() && len(s.c.idle) < maxIdle {
+		if !s.broken && !s.p.exited() && len(s.c.idle) < s.c.keep {
 			s.c.idle = append(s.c.idle, s.p)
 		} else {
 			s.p.kill()
@@ -451,7 +469,7 @@ func (c *Client) spawn() (*process, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.Spawns++
+	c.spawns++
 	c.mu.Unlock()
 	go func() {
 		p.exitErr = cmd.Wait()
