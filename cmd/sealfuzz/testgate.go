@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -19,7 +20,9 @@ machine and a time budget of generated streams, with every check that
 applies to the capabilities it claims. Each distinct failing check is
 reduced to a .scn and printed with what the gate said; a process that
 crashes, hangs or breaks the protocol is reported as that (check SUBJECT),
-with the event. The summary ends with each phase's streams and time, and
+with the event. The corpus and the generated streams are checked -workers
+at a time, each on a gate process of its own; the streams and the report
+are the same for any number of workers. The summary ends with each phase's streams and time, and
 the CPU time of sealfuzz and of the gate processes. Exits 1 when it found
 a violation.
 `
@@ -34,6 +37,8 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 	machineFor := fs.Duration("machine-for", 2*time.Minute, "time for the state machine's runs: the run in progress when it is gone is the last (0: no bound)")
 	seed := fs.Int64("seed", 1, "seed of the machine and of the generated streams")
 	tries := fs.Int("reduce-tries", 2000, "candidate scenarios the reducer may check per failure")
+	streams := fs.Int("streams", 0, "also end the generated phase after this many streams (0: only -for ends it)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "streams checked at once, each on its own gate process")
 	out := fs.String("o", "", "also write each reduced failure to this folder as CHECK.scn")
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
@@ -51,12 +56,12 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if *budget < 0 || *checks < 0 || *machineFor < 0 || *timeout <= 0 {
-		fmt.Fprintln(stderr, "sealfuzz test: -for, -checks and -machine-for must not be negative, -timeout must be positive")
+	if *budget < 0 || *checks < 0 || *machineFor < 0 || *streams < 0 || *timeout <= 0 || *workers <= 0 {
+		fmt.Fprintln(stderr, "sealfuzz test: -for, -checks, -machine-for and -streams must not be negative, -timeout and -workers must be positive")
 		return 2
 	}
 	code, err := trial.GateTest{Argv: argv, Timeout: *timeout, Corpus: *corpusDir, Checks: *checks, MachineFor: *machineFor, Seed: *seed,
-		Budget: *budget, Tries: *tries, Out: *out}.Run(stdout)
+		Budget: *budget, Streams: *streams, Workers: *workers, Tries: *tries, Out: *out}.Run(stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "sealfuzz test: %v\n", err)
 		return 1

@@ -89,11 +89,22 @@ type gateFailure struct {
 // code: 0 for no violation, 1 for violations. An error is a test that
 // could not run (no gate, a corpus that does not load).
 func (t GateTest) Run(stdout io.Writer) (int, error) {
+	g, err := t.run(stdout)
+	if err != nil {
+		return 0, err
+	}
+	defer g.client.Close()
+	return g.report(), nil
+}
+
+// run is Run up to the report: every phase checked, the failures kept in
+// the order of their first streams. The caller closes g.client.
+func (t GateTest) run(stdout io.Writer) (g *gateRun, err error) {
 	if len(t.Argv) == 0 {
-		return 0, errors.New("no gate command")
+		return nil, errors.New("no gate command")
 	}
 	if t.Budget < 0 || t.Checks < 0 || t.Timeout < 0 || t.Streams < 0 || t.Workers < 0 {
-		return 0, errors.New("the budget, the checks, the timeout, the streams and the workers must not be negative")
+		return nil, errors.New("the budget, the checks, the timeout, the streams and the workers must not be negative")
 	}
 	workers := t.Workers
 	if workers == 0 {
@@ -101,18 +112,22 @@ func (t GateTest) Run(stdout io.Writer) (int, error) {
 	}
 	corpus, err := LoadCorpus(t.Corpus)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	client, err := stdiogate.NewClient(t.Argv, t.Timeout)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	defer client.Close()
+	defer func() {
+		if err != nil {
+			client.Close()
+		}
+	}()
 	client.SetConcurrency(workers)
-	g := &gateRun{client: client, chk: client.Checker(), argv: t.Argv, stdout: stdout, out: t.Out, tries: t.Tries,
+	g = &gateRun{client: client, chk: client.Checker(), argv: t.Argv, stdout: stdout, out: t.Out, tries: t.Tries,
 		streams: map[string]int{}, found: map[string]*gateFailure{}, firstHit: map[string]time.Duration{}, started: time.Now(), cpu: fuzzkit.ProcessCPU()}
 	if err := g.hello(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	plan := Plan{Corpus: corpus, Machines: t.Checks, MachineBudget: t.MachineFor, Machine: Hunts(g.chk, uint64(t.Seed)),
 		Generate: Bytes(rand.New(rand.NewSource(t.Seed))), Budget: t.Budget, Count: t.Streams, Workers: workers,
@@ -124,7 +139,7 @@ func (t GateTest) Run(stdout io.Writer) (int, error) {
 		}}
 	plan.Run(g.try)
 	g.sortOrder()
-	return g.report(), nil
+	return g, nil
 }
 
 // phaseLine is the summary's last line: each phase's streams and time,
