@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -301,4 +302,47 @@ func TestAFullGatesWrongRefusalIsI12(t *testing.T) {
 	if !errors.As(err, &v) || v.ID != "I12" {
 		t.Fatalf("want I12 for a wrong refusal, got %v", err)
 	}
+}
+
+// TestClientConcurrent: goroutines that check runs of one client at once
+// each get the expected decisions of their own corpus files (restarts
+// included), on processes of their own, and every process goes back idle.
+func TestClientConcurrent(t *testing.T) {
+	const callers = 3
+	c := helper(t, "control", 0)
+	c.SetConcurrency(callers)
+	chk := c.Checker()
+	scenarios := corpus(t)
+	var wg sync.WaitGroup
+	for w := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(scenarios); i += callers {
+				s := scenarios[i]
+				cfg, err := s.Config()
+				if err != nil {
+					continue
+				}
+				tr := chk.Record(cfg, s.Events)
+				if tr.Err != nil {
+					t.Errorf("%s: %v", s.Name, tr.Err)
+					return
+				}
+				if err := check.Compare("expected", s.Expect, "stdio gate", tr.Decisions); err != nil {
+					t.Errorf("%s (caller %d): %v", s.Name, w, err)
+				}
+				if i%(4*callers) == w {
+					if err := chk.All(cfg, s.Events); err != nil {
+						t.Errorf("%s (caller %d): %v", s.Name, w, err)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := c.Spawns(); n < 1 || n > 4*callers {
+		t.Fatalf("%d processes started for %d callers", n, callers)
+	}
+	t.Logf("%d processes started for %d callers", c.Spawns(), callers)
 }
