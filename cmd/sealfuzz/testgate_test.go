@@ -63,6 +63,27 @@ func TestGateTestMachineBound(t *testing.T) {
 	}
 }
 
+// TestGateTestWorkersAndStreams: -streams ends the generated phase at a
+// count, whatever -for is left, on -workers workers; no worker is no run.
+func TestGateTestWorkersAndStreams(t *testing.T) {
+	t.Setenv("SEALFUZZ_STDIO_CONTROL", "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"test", "-for", "1h", "-streams", "30", "-workers", "3", "-checks", "0", "-corpus", "", "--", exe}, &out, &errOut)
+	s := out.String()
+	if code != 0 || !strings.Contains(s, "in generated 30 streams; ") || !strings.Contains(s, ", generated 30 in ") {
+		t.Fatalf("exit %d\n%s\n%s", code, s, errOut.String())
+	}
+	for _, bad := range [][]string{{"-workers", "0"}, {"-streams", "-1"}} {
+		if code := run(append([]string{"test"}, append(bad, "--", exe)...), &out, &errOut); code != 2 {
+			t.Fatalf("%v: exit %d, want 2", bad, code)
+		}
+	}
+}
+
 // TestGateTestEmbeddedCorpus runs sealfuzz test from an empty folder, as
 // a researcher who installed sealfuzz alone would: the corpus built into
 // the binary is run, every scenario of the corpus folder that has a
