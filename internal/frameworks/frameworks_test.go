@@ -40,7 +40,7 @@ func build(t *testing.T, p wire.Protocol, evs []sealgate.Event, f peers.Fault) p
 // TestCompleteCallRunsOnce: every idiom runs a complete call once, with its
 // own bytes, and breaks nothing: the framework is wired to the server.
 func TestCompleteCallRunsOnce(t *testing.T) {
-	for _, p := range tested() {
+	for _, p := range all() {
 		t.Run(p.Name, func(t *testing.T) {
 			out, err := runner.Run(p, build(t, p.Protocol, oneCall(sealgate.Complete, `{"city":`, `"Paris"}`), peers.Fault{}))
 			if err != nil {

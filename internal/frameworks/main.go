@@ -14,13 +14,10 @@ import (
 
 // all lists the framework idioms this process serves, then the same idioms
 // behind the project's integrations (controls: they must show no
-// violation). The Anthropic control is left to this module's tests: on a
-// body with two messages in one stream, which no vendor sends, its run is
-// placed after the message that the gate released it at, which the
-// harness reads as a violation (see docs/research/peers/frameworks.md).
+// violation).
 func all() []*peers.Peer {
 	return []*peers.Peer{einoReactRaw, einoReactInfer, einoADK, lcOpenAIFunctions, lcAnthropic,
-		einoReactGated, lcFunctionsGatedPeer}
+		einoReactGated, lcFunctionsGatedPeer, lcAnthropicGatedPeer}
 }
 
 func main() { os.Exit(peers.ServeProcess(os.Stdin, os.Stdout, all())) }

@@ -17,10 +17,6 @@ var (
 	measureBodies = flag.String("measure.bodies", "", "TestMeasure: folder for the reduced bodies (.sse, .scn)")
 )
 
-// tested is every idiom this module drives: those the process serves and
-// the Anthropic control.
-func tested() []*peers.Peer { return append(all(), lcAnthropicGatedPeer) }
-
 // withControls is ps and the project's gate for each of their protocols.
 func withControls(ps []*peers.Peer) []*peers.Peer {
 	for _, c := range peers.Controls() {
@@ -64,7 +60,7 @@ func TestRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range tested() {
+	for _, p := range all() {
 		var bodies []peers.Body
 		for _, s := range corpus {
 			if b, ok := peers.Build(p.Protocol, s.Events, peers.Fault{}); ok && len(bodies) < *measureRate {

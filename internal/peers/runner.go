@@ -148,6 +148,7 @@ func place(m Meaning, body Body, rec Record) Outcome {
 		out.SDKErr = fmt.Errorf("%s", rec.SDKErr)
 	}
 	began := beginOrder(m.Events)
+	closed := firstCloses(m.Events)
 	found := newCallFinder(m.Events)
 	type placed struct {
 		d      sealgate.Decision
@@ -167,8 +168,17 @@ func place(m Meaning, body Body, rec Record) Outcome {
 		if key == "" {
 			key = releaseKey(rel.Tool, rel.Args)
 		}
+		// A release made after its own attempt closed (an application that
+		// runs the calls once the whole response returned, past a second
+		// message in the same stream) stands at that close: the gate's
+		// decision point for the attempt, after which nothing the stream
+		// sends changes what the attempt released.
+		at := m.At(s.Delivered, s.EOF)
+		if c, ok := closed[rel.Attempt]; ok && c < at {
+			at = c
+		}
 		ps = append(ps, placed{object: rel.Object, d: sealgate.Decision{
-			At: m.At(s.Delivered, s.EOF), Kind: sealgate.Release,
+			At: at, Kind: sealgate.Release,
 			Attempt: rel.Attempt, Item: rel.Item, Call: rel.Call, Tool: rel.Tool,
 			Key: key, Args: sealgate.Compact(rel.Args),
 		}})
@@ -186,6 +196,17 @@ func place(m Meaning, body Body, rec Record) Outcome {
 	}
 	out.Subject = subjectFailure(m, body, rec)
 	return out
+}
+
+// firstCloses is, per attempt, the position (from 1) of its first close.
+func firstCloses(events []sealgate.Event) map[string]int {
+	at := map[string]int{}
+	for i, ev := range events {
+		if _, seen := at[ev.Attempt]; ev.Kind == sealgate.Close && !seen {
+			at[ev.Attempt] = i + 1
+		}
+	}
+	return at
 }
 
 // subjectFailure says how the peer itself failed, or nil: a crash or a

@@ -1,0 +1,106 @@
+package peers
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sealgate/sealgate"
+	"github.com/sealgate/sealgate/internal/reduce"
+	"github.com/sealgate/sealgate/wire"
+)
+
+// twoMessages is one Anthropic stream carrying two messages of a turn: the
+// first with one call, closed with st; the second empty and complete.
+func twoMessages(st sealgate.Status) []sealgate.Event {
+	return []sealgate.Event{
+		sealgate.OpenEvent("r1", "t1"), sealgate.BeginEvent("r1", "x", "call_1", "get_weather"),
+		sealgate.DeltaEvent("r1", "x", []byte(`{"city":"Paris"}`)), sealgate.EndEvent("r1", "x"),
+		sealgate.CloseEvent("r1", st),
+		sealgate.OpenEvent("r2", "t1"), sealgate.CloseEvent("r2", sealgate.Complete),
+	}
+}
+
+// afterResponse is an application that runs calls only once the whole
+// response was read, as one does with a client that returns the merged
+// message: the gate's releases when gated, else every call that ended.
+func afterResponse(gated bool) *Peer {
+	return &Peer{Name: "test/after-response", Protocol: wire.Anthropic,
+		Drive: func(ctx context.Context, c Conn, emit func(Release)) error {
+			var held []Release
+			hold := func(r Release) { held = append(held, r) }
+			var err error
+			if gated {
+				err = control(wire.Anthropic).Drive(ctx, c, hold)
+			} else {
+				err = runEnded(ctx, c, hold)
+			}
+			for _, r := range held {
+				emit(r)
+			}
+			return err
+		}}
+}
+
+// runEnded reports every call whose end the body carried, with its bytes.
+func runEnded(ctx context.Context, c Conn, emit func(Release)) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL+"/control", strings.NewReader("{}"))
+	if err != nil {
+		return err
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	args := map[[2]string][]byte{}
+	calls := map[[2]string]sealgate.Event{}
+	return wire.DecodeFunc(wire.Anthropic, resp.Body, wire.Options{Turn: Turn}, func(ev sealgate.Event) error {
+		k := [2]string{ev.Attempt, ev.Item}
+		switch ev.Kind {
+		case sealgate.Begin:
+			calls[k] = ev
+		case sealgate.Delta:
+			args[k] = append(args[k], ev.Bytes...)
+		case sealgate.End:
+			b := calls[k]
+			emit(Release{Attempt: ev.Attempt, Item: ev.Item, Call: b.Call, Tool: b.Tool, Args: args[k]})
+		}
+		return nil
+	})
+}
+
+// TestLateReleaseStandsAtItsClose: a call run after the response returned,
+// past a second message of the same stream, is placed at its own message's
+// close, where the gate released it, so an application that runs the gate's
+// releases late breaks nothing; a late run of a call whose message was cut
+// still breaks I1 there.
+func TestLateReleaseStandsAtItsClose(t *testing.T) {
+	cases := []struct {
+		name  string
+		st    sealgate.Status
+		gated bool
+		want  string
+	}{
+		{"gated, first message complete", sealgate.Complete, true, ""},
+		{"ungated, first message complete", sealgate.Complete, false, ""},
+		{"ungated, first message cut", sealgate.Truncated, false, "I1"},
+	}
+	for _, c := range cases {
+		out := run(t, afterResponse(c.gated), build(t, wire.Anthropic, twoMessages(c.st), Fault{}))
+		if len(out.Releases) != 1 {
+			t.Fatalf("%s: releases %v, want the one call", c.name, out.Releases)
+		}
+		if d := out.Releases[0]; d.At != 5 || out.Meaning.Events[d.At-1].Kind != sealgate.Close || d.Attempt != "r1" {
+			t.Errorf("%s: release %s stands at %q, want r1's close (event 5)", c.name, d, out.Meaning.Events[d.At-1])
+		}
+		got := ""
+		if v := Judge(out); v != nil {
+			got = reduce.ID(v)
+		}
+		if got != c.want {
+			t.Errorf("%s: breaks %q, want %q", c.name, got, c.want)
+		}
+	}
+}
