@@ -30,9 +30,12 @@ func Setups() []Setup {
 		return c
 	}
 
+	// Two secret paths through the member v, the deeper one first: the
+	// shapes' v is a string, so only the second reaches it, and a gate that
+	// keeps one path per member redacts nothing.
 	afterTurn := base(tool("f", objectSchema), tool("g", objectSchema))
 	for i := range afterTurn.Tools {
-		afterTurn.Tools[i].Secrets = []string{"v"}
+		afterTurn.Tools[i].Secrets = []string{"/v/a", "v"}
 	}
 
 	perCall := base(tool("f", objectSchema), tool("g", objectSchema))
@@ -56,7 +59,7 @@ func Setups() []Setup {
 	tight.Limits = sealgate.Limits{CallBytes: 12, TurnBytes: 9, Calls: 1, Depth: 1, PreviewBytes: 4}
 
 	return []Setup{
-		{"after-turn", "release after the turn, args keys, a secret under preview", afterTurn, true},
+		{"after-turn", "release after the turn, args keys, two secret paths through v under preview", afterTurn, true},
 		{"per-call", "an early tool and its compensation; an allow-list that refuses", perCall, false},
 		{"atomic", "batch=atomic; a schema that refuses the object; an allow-list that admits it", atomic, false},
 		{"idem", "idem=call and idem=fields:v (global across turns)", idem, false},
