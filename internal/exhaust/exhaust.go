@@ -10,6 +10,7 @@
 package exhaust
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"runtime"
 	"sort"
@@ -281,7 +282,10 @@ func (s *Setup) stateKey(events []sealgate.Event, u used) (string, []string) {
 	if !anomaly && !limit {
 		b.WriteString(windows(events))
 	}
-	return b.String(), keys
+	// The key is kept for every state reached: its digest, not its text
+	// (a call's bytes alone may be 800 bytes long).
+	sum := sha256.Sum256([]byte(b.String()))
+	return string(sum[:]), keys
 }
 
 // windows renders what check.Serialize would still reorder: for each
