@@ -145,6 +145,18 @@ func report(w io.Writer, reps []Report, took time.Duration) {
 	}
 	fmt.Fprintf(tw, "total\t%d\t%d\t%v\t\t\n", seqs, states, took.Round(time.Millisecond))
 	tw.Flush()
+	fmt.Fprint(w, "per length (sequences checked / new states kept):")
+	for i := range reps[0].PerLength {
+		s, n := 0, 0
+		for _, r := range reps {
+			if i < len(r.PerLength) {
+				s += r.PerLength[i].Sequences
+				n += r.PerLength[i].NewStates
+			}
+		}
+		fmt.Fprintf(w, " %d: %d/%d", i+1, s, n)
+	}
+	fmt.Fprintln(w)
 }
 
 // zooTable runs the enumeration against every zoo bug and prints a

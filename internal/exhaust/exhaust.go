@@ -50,7 +50,15 @@ type Report struct {
 	// length. 0 when new states were still appearing at the bound.
 	Closed  int
 	Elapsed time.Duration
+	// PerLength is, for each length 1..Events, the sequences checked and
+	// the new states kept to extend (at the bound: none).
+	PerLength []Level
 	Failure *Failure // the first failing sequence in length order, or nil
+}
+
+// Level is what one length of the enumeration did.
+type Level struct {
+	Sequences, NewStates int
 }
 
 // Failure is a sequence the checker rejects.
@@ -149,6 +157,10 @@ func (e *explorer) level(depth int) bool {
 	defer func() { e.rep.Elapsed += time.Since(start) }()
 	expand := depth < e.o.Events
 	var next []*node
+	seqs0 := e.rep.Sequences
+	defer func() {
+		e.rep.PerLength = append(e.rep.PerLength, Level{Sequences: e.rep.Sequences - seqs0, NewStates: len(next)})
+	}()
 	for lo := 0; lo < len(e.frontier); lo += chunk {
 		kids := e.s.extend(e.frontier[lo:min(lo+chunk, len(e.frontier))])
 		run(e.workers, len(kids), func(i int) {
