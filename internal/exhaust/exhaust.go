@@ -53,7 +53,7 @@ type Report struct {
 	// PerLength is, for each length 1..Events, the sequences checked and
 	// the new states kept to extend (at the bound: none).
 	PerLength []Level
-	Failure *Failure // the first failing sequence in length order, or nil
+	Failure   *Failure // the first failing sequence in length order, or nil
 }
 
 // Level is what one length of the enumeration did.
@@ -68,15 +68,29 @@ type Failure struct {
 	Err    error
 }
 
-// node is a sequence still to extend.
+// node is a sequence still to extend: its last event and the node of the
+// sequence before it, so that a frontier of a million sequences holds one
+// event each rather than a copy of every prefix.
 type node struct {
-	events []sealgate.Event
+	parent *node
+	last   sealgate.Event
+	length int
 	used   used
 	keys   []string // ledger keys its run wrote, for acks
 }
 
+// events is the node's whole sequence.
+func (n *node) events() []sealgate.Event {
+	out := make([]sealgate.Event, n.length, n.length+1)
+	for p := n; p != nil && p.length > 0; p = p.parent {
+		out[p.length-1] = p.last
+	}
+	return out
+}
+
 // child is one extension of a node, checked.
 type child struct {
+	parent *node
 	events []sealgate.Event
 	used   used
 	err    error
@@ -186,7 +200,7 @@ func (e *explorer) level(depth int) bool {
 				}
 			}
 			e.seen[k.key] = struct{}{}
-			next = append(next, &node{events: k.events, used: k.used, keys: k.keys})
+			next = append(next, &node{parent: k.parent, last: k.events[len(k.events)-1], length: len(k.events), used: k.used, keys: k.keys})
 		}
 	}
 	if len(next) == 0 && expand && !e.o.NoPrune {
@@ -200,12 +214,13 @@ func (e *explorer) level(depth int) bool {
 func (s *Setup) extend(nodes []*node) []child {
 	var kids []child
 	for _, n := range nodes {
+		prefix := n.events()
 		evs, us := s.letters(n.used, n.keys)
 		for i, e := range evs {
-			seq := make([]sealgate.Event, len(n.events)+1)
-			copy(seq, n.events)
-			seq[len(n.events)] = e
-			kids = append(kids, child{events: seq, used: us[i]})
+			seq := make([]sealgate.Event, len(prefix)+1)
+			copy(seq, prefix)
+			seq[len(prefix)] = e
+			kids = append(kids, child{parent: n, events: seq, used: us[i]})
 		}
 	}
 	return kids
