@@ -315,30 +315,63 @@ func (s *Setup) stateKey(events []sealgate.Event, u used) (string, []string) {
 	return string(sum[:]), keys
 }
 
-// windows renders what check.Serialize would still reorder: for each
-// attempt whose window is open (opened, not closed, no restart since), its
-// begin, delta and end events so far, in order.
+// windows renders what check's serialize reads of each window still open
+// (an attempt opened, not closed, no restart since): its calls in the
+// order it first names them, each with the begin that named it, the bytes
+// its deltas carried, concatenated, and whether (and with which final) it
+// ended. serialize puts each call's events one after another in that
+// order, so the interleaving of calls is not something it keeps; while I5
+// is on no delta is refused or cut short, so the bytes a call carried are
+// their concatenation however they were split.
 func windows(events []sealgate.Event) string {
-	open := map[string][]string{}
+	type call struct {
+		begin, end string
+		bytes      []byte
+	}
+	type window struct {
+		order []string
+		calls map[string]*call
+	}
+	open := map[string]*window{}
 	for _, ev := range events {
 		switch ev.Kind {
 		case sealgate.Restart:
-			open = map[string][]string{}
+			open = map[string]*window{}
 		case sealgate.Open:
 			if _, ok := open[ev.Attempt]; !ok {
-				open[ev.Attempt] = []string{}
+				open[ev.Attempt] = &window{calls: map[string]*call{}}
 			}
 		case sealgate.Close:
 			delete(open, ev.Attempt)
 		case sealgate.Begin, sealgate.Delta, sealgate.End:
-			if w, ok := open[ev.Attempt]; ok {
-				open[ev.Attempt] = append(w, ev.String())
+			w := open[ev.Attempt]
+			if w == nil {
+				continue
+			}
+			c := w.calls[ev.Item]
+			if c == nil {
+				c = &call{}
+				w.calls[ev.Item] = c
+				w.order = append(w.order, ev.Item)
+			}
+			switch ev.Kind {
+			case sealgate.Begin:
+				c.begin += ev.String() + "; "
+			case sealgate.Delta:
+				c.bytes = append(c.bytes, ev.Bytes...)
+			default:
+				c.end += ev.String() + "; "
 			}
 		}
 	}
 	var b strings.Builder
 	for _, id := range sorted(mapKeys(open)) {
-		b.WriteString("\nwindow " + id + ": " + strings.Join(open[id], "; "))
+		b.WriteString("\nwindow " + id + ":")
+		w := open[id]
+		for _, item := range w.order {
+			c := w.calls[item]
+			fmt.Fprintf(&b, " [item %q %sbytes %q %s]", item, c.begin, c.bytes, c.end)
+		}
 	}
 	return b.String()
 }
