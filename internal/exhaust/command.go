@@ -13,9 +13,9 @@ import (
 	"github.com/sealgate/sealgate/internal/zoo"
 )
 
-// DefaultEvents is the bound of sealfuzz exhaust, chosen so that the run
-// over every setup fits 10 minutes of a 2-core machine
-// (docs/research/exhaust.md has the measurement; CI runs a smaller bound).
+// DefaultEvents is the bound of sealfuzz exhaust, run on demand: about 24
+// minutes of CPU over every setup (docs/research/exhaust.md has the
+// measurement; CI runs a smaller bound).
 const DefaultEvents = 8
 
 // Command is one run of sealfuzz exhaust: its flags.
