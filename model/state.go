@@ -10,8 +10,9 @@ import (
 
 // State runs the model like Run and also returns its whole state after the
 // last event, as text: the ledger, the released set, and every attempt
-// opened since the last restart with its calls (bytes, end, verdict,
-// too-large, early release) and received count. The configuration and the
+// opened since the last restart with its phase and, while it is live, its
+// turn, calls (bytes, end, verdict, too-large, early release) and received
+// count. The configuration and the
 // compiled tools are not in it: they never change during a run. Two event
 // sequences with the same State get the same decisions, event for event,
 // for every continuation, so exhaustive checking (package exhaust) may
@@ -44,6 +45,15 @@ func (r *runner) state() string {
 		b.WriteString(" " + k)
 	}
 	for _, a := range r.attempts {
+		if a.phase != live {
+			// Every call of an attempt that is not live is decided, and no
+			// event reads its turn, bytes or calls again: a dead attempt
+			// ignores what it is sent until its close, an ended one answers
+			// after-close, and only a live attempt is superseded. Only its
+			// id and phase still decide anything.
+			b.WriteString("\nattempt " + strconv.Quote(a.id) + " phase=" + strconv.Itoa(int(a.phase)))
+			continue
+		}
 		b.WriteString("\nattempt " + strconv.Quote(a.id) + " turn=" + strconv.Quote(a.turn) +
 			" phase=" + strconv.Itoa(int(a.phase)) + " received=" + strconv.Itoa(a.received))
 		for _, c := range a.calls {

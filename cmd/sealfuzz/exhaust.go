@@ -14,9 +14,12 @@ var exhaustCmd = &command{
 	short: "check every event sequence up to -events long over a\nsmall alphabet (docs/research/exhaust.md); -zoo: per zoo bug",
 	long: `Small-scope exhaustive checking: every event sequence of at most -events
 events over a small abstract alphabet (2 attempts, 2 turns, 2 items, 2 call
-ids, 2 tools, 4 fragment shapes, every close status, acks of every key
-written, restart, peek), under each of a few small configurations, checked
-with check.All, the suite's own checker. Ids are renamed into first-use
+ids, 2 tools, 4 fragment shapes plus a long number with an escaped name or
+an escaped noncharacter in the setups that need them, every close status,
+acks of every key written, restart, peek), under each of a few small
+configurations, checked with check.All, the suite's own checker. The
+default bound, 8, is for on-demand runs (about 24 minutes of CPU, some
+12 minutes on 2 idle cores); .ci/run uses 7. Ids are renamed into first-use
 order, and a prefix that reaches a state already reached is not extended
 (docs/research/exhaust.md says why that is sound). A violation is printed as a .scn
 file and exits 1. SEALGATE_FAULTS=BUG checks the gate with that zoo bug

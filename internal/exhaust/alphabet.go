@@ -1,6 +1,8 @@
 package exhaust
 
 import (
+	"strings"
+
 	"github.com/sealgate/sealgate"
 )
 
@@ -17,13 +19,25 @@ const (
 // Tail are the same text split in two (inside the string, so a preview sees
 // half a value); Head alone is truncated, Tail alone is not JSON, and any
 // other concatenation (Whole twice, Tail first) is malformed; Empty is the
-// legal empty fragment.
+// legal empty fragment. Every setup has these four.
 var shapes = [][]byte{
 	[]byte(`{"v":"ab"}`),
 	[]byte(`{"v":"a`),
 	[]byte(`b"}`),
 	{},
 }
+
+// Number is another complete object, {"v":1}, written with its member name
+// escaped and a mantissa of 801 digits: a fields: key finds the member by
+// its unescaped name, and a key's number is the literal's round-to-nearest
+// double, which strconv.ParseFloat misses past 800 digits. Only the setups
+// that name it (Setup.Extra) have it: as a fragment cut into single bytes
+// for I6 it costs hundreds of events per check.
+var Number = []byte(`{"\u0076":1` + strings.Repeat("0", 800) + `e-800}`)
+
+// Nonchar is {"v":"\uDBFF\uDFFF"}: the noncharacter U+10FFFF, outside the
+// BMP, as an escaped surrogate pair, which the seal refuses.
+var Nonchar = []byte(`{"v":"\uDBFF\uDFFF"}`)
 
 // Whole is the complete argument text, also the one final= an end may
 // carry (it matches Whole and Head+Tail, and nothing else).
@@ -99,6 +113,9 @@ func (s *Setup) letters(u used, keys []string) ([]sealgate.Event, []used) {
 		for i := 0; i < u.items; i++ {
 			item := itemNames[i]
 			for _, b := range shapes {
+				add(sealgate.DeltaEvent(id, item, b), u)
+			}
+			for _, b := range s.Extra {
 				add(sealgate.DeltaEvent(id, item, b), u)
 			}
 			add(sealgate.EndEvent(id, item), u)

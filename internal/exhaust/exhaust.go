@@ -10,6 +10,7 @@
 package exhaust
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"runtime"
 	"sort"
@@ -49,7 +50,15 @@ type Report struct {
 	// length. 0 when new states were still appearing at the bound.
 	Closed  int
 	Elapsed time.Duration
-	Failure *Failure // the first failing sequence in length order, or nil
+	// PerLength is, for each length 1..Events, the sequences checked and
+	// the new states kept to extend (at the bound: none).
+	PerLength []Level
+	Failure   *Failure // the first failing sequence in length order, or nil
+}
+
+// Level is what one length of the enumeration did.
+type Level struct {
+	Sequences, NewStates int
 }
 
 // Failure is a sequence the checker rejects.
@@ -59,15 +68,29 @@ type Failure struct {
 	Err    error
 }
 
-// node is a sequence still to extend.
+// node is a sequence still to extend: its last event and the node of the
+// sequence before it, so that a frontier of a million sequences holds one
+// event each rather than a copy of every prefix.
 type node struct {
-	events []sealgate.Event
+	parent *node
+	last   sealgate.Event
+	length int
 	used   used
 	keys   []string // ledger keys its run wrote, for acks
 }
 
+// events is the node's whole sequence.
+func (n *node) events() []sealgate.Event {
+	out := make([]sealgate.Event, n.length, n.length+1)
+	for p := n; p != nil && p.length > 0; p = p.parent {
+		out[p.length-1] = p.last
+	}
+	return out
+}
+
 // child is one extension of a node, checked.
 type child struct {
+	parent *node
 	events []sealgate.Event
 	used   used
 	err    error
@@ -148,6 +171,10 @@ func (e *explorer) level(depth int) bool {
 	defer func() { e.rep.Elapsed += time.Since(start) }()
 	expand := depth < e.o.Events
 	var next []*node
+	seqs0 := e.rep.Sequences
+	defer func() {
+		e.rep.PerLength = append(e.rep.PerLength, Level{Sequences: e.rep.Sequences - seqs0, NewStates: len(next)})
+	}()
 	for lo := 0; lo < len(e.frontier); lo += chunk {
 		kids := e.s.extend(e.frontier[lo:min(lo+chunk, len(e.frontier))])
 		run(e.workers, len(kids), func(i int) {
@@ -173,7 +200,7 @@ func (e *explorer) level(depth int) bool {
 				}
 			}
 			e.seen[k.key] = struct{}{}
-			next = append(next, &node{events: k.events, used: k.used, keys: k.keys})
+			next = append(next, &node{parent: k.parent, last: k.events[len(k.events)-1], length: len(k.events), used: k.used, keys: k.keys})
 		}
 	}
 	if len(next) == 0 && expand && !e.o.NoPrune {
@@ -187,12 +214,13 @@ func (e *explorer) level(depth int) bool {
 func (s *Setup) extend(nodes []*node) []child {
 	var kids []child
 	for _, n := range nodes {
+		prefix := n.events()
 		evs, us := s.letters(n.used, n.keys)
 		for i, e := range evs {
-			seq := make([]sealgate.Event, len(n.events)+1)
-			copy(seq, n.events)
-			seq[len(n.events)] = e
-			kids = append(kids, child{events: seq, used: us[i]})
+			seq := make([]sealgate.Event, len(prefix)+1)
+			copy(seq, prefix)
+			seq[len(prefix)] = e
+			kids = append(kids, child{parent: n, events: seq, used: us[i]})
 		}
 	}
 	return kids
@@ -281,33 +309,69 @@ func (s *Setup) stateKey(events []sealgate.Event, u used) (string, []string) {
 	if !anomaly && !limit {
 		b.WriteString(windows(events))
 	}
-	return b.String(), keys
+	// The key is kept for every state reached: its digest, not its text
+	// (a call's bytes alone may be 800 bytes long).
+	sum := sha256.Sum256([]byte(b.String()))
+	return string(sum[:]), keys
 }
 
-// windows renders what check.Serialize would still reorder: for each
-// attempt whose window is open (opened, not closed, no restart since), its
-// begin, delta and end events so far, in order.
+// windows renders what check's serialize reads of each window still open
+// (an attempt opened, not closed, no restart since): its calls in the
+// order it first names them, each with the begin that named it, the bytes
+// its deltas carried, concatenated, and whether (and with which final) it
+// ended. serialize puts each call's events one after another in that
+// order, so the interleaving of calls is not something it keeps; while I5
+// is on no delta is refused or cut short, so the bytes a call carried are
+// their concatenation however they were split.
 func windows(events []sealgate.Event) string {
-	open := map[string][]string{}
+	type call struct {
+		begin, end string
+		bytes      []byte
+	}
+	type window struct {
+		order []string
+		calls map[string]*call
+	}
+	open := map[string]*window{}
 	for _, ev := range events {
 		switch ev.Kind {
 		case sealgate.Restart:
-			open = map[string][]string{}
+			open = map[string]*window{}
 		case sealgate.Open:
 			if _, ok := open[ev.Attempt]; !ok {
-				open[ev.Attempt] = []string{}
+				open[ev.Attempt] = &window{calls: map[string]*call{}}
 			}
 		case sealgate.Close:
 			delete(open, ev.Attempt)
 		case sealgate.Begin, sealgate.Delta, sealgate.End:
-			if w, ok := open[ev.Attempt]; ok {
-				open[ev.Attempt] = append(w, ev.String())
+			w := open[ev.Attempt]
+			if w == nil {
+				continue
+			}
+			c := w.calls[ev.Item]
+			if c == nil {
+				c = &call{}
+				w.calls[ev.Item] = c
+				w.order = append(w.order, ev.Item)
+			}
+			switch ev.Kind {
+			case sealgate.Begin:
+				c.begin += ev.String() + "; "
+			case sealgate.Delta:
+				c.bytes = append(c.bytes, ev.Bytes...)
+			default:
+				c.end += ev.String() + "; "
 			}
 		}
 	}
 	var b strings.Builder
 	for _, id := range sorted(mapKeys(open)) {
-		b.WriteString("\nwindow " + id + ": " + strings.Join(open[id], "; "))
+		b.WriteString("\nwindow " + id + ":")
+		w := open[id]
+		for _, item := range w.order {
+			c := w.calls[item]
+			fmt.Fprintf(&b, " [item %q %sbytes %q %s]", item, c.begin, c.bytes, c.end)
+		}
 	}
 	return b.String()
 }

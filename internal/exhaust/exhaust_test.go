@@ -1,6 +1,7 @@
 package exhaust
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -185,42 +186,159 @@ func render(seq []sealgate.Event) string {
 	return b.String()
 }
 
-// TestMemoryOnlyDedupFitsSix: the bug the default bound misses
-// (docs/research/exhaust.md) has a 6-event counterexample in the alphabet, under
-// per-call: each event is a letter at its point, the real gate passes
-// it, and the gate that keeps its ledger in memory fails it.
-func TestMemoryOnlyDedupFitsSix(t *testing.T) {
-	var s Setup
-	for _, x := range Setups() {
-		if x.Name == "per-call" {
-			s = x
+// setup is the setup of that name.
+func setup(t *testing.T, name string) Setup {
+	t.Helper()
+	for _, s := range Setups() {
+		if s.Name == name {
+			return s
 		}
 	}
-	seq := []sealgate.Event{sealgate.OpenEvent("a1", "t1"), sealgate.BeginEvent("a1", "0", "c1", "f"),
-		sealgate.DeltaEvent("a1", "0", whole), sealgate.EndEvent("a1", "0"), sealgate.RestartEvent()}
-	_, keys := s.stateKey(seq, used{attempts: 1, turns: 1, items: 1, calls: 1})
-	if len(keys) != 1 {
-		t.Fatalf("keys written after an early release: %v, want one", keys)
-	}
-	seq = append(seq, sealgate.AckEvent(keys[0], true))
+	t.Fatalf("no setup %q", name)
+	return Setup{}
+}
+
+// inAlphabet checks that each event of seq is a letter of s's alphabet at
+// its point and returns seq with each ack of "#N" given the N-th key the
+// run wrote so far (keys are hashes, known only once the run is there).
+func inAlphabet(t *testing.T, s Setup, seq []sealgate.Event) []sealgate.Event {
+	t.Helper()
+	out := append([]sealgate.Event(nil), seq...)
 	u := used{}
-	for i, e := range seq {
-		_, ks := s.stateKey(seq[:i], u)
+	for i := range out {
+		_, ks := s.stateKey(out[:i], u)
+		if e := &out[i]; e.Kind == sealgate.Ack && strings.HasPrefix(e.Key, "#") {
+			n := int(e.Key[1] - '0')
+			if n >= len(ks) {
+				t.Fatalf("event %d: ack of key %d, but the run wrote %d keys", i+1, n, len(ks))
+			}
+			e.Key = ks[n]
+		}
 		letters, us := s.letters(u, ks)
 		found := false
 		for j, l := range letters {
-			if render([]sealgate.Event{l}) == render([]sealgate.Event{e}) {
+			if render([]sealgate.Event{l}) == render(out[i:i+1]) {
 				found, u = true, us[j]
 			}
 		}
 		if !found {
-			t.Fatalf("event %d (%s) is not a letter of the alphabet there", i+1, e)
+			t.Fatalf("event %d (%s) is not a letter of the alphabet there", i+1, out[i])
 		}
 	}
-	if err := check.All(s.Config, seq); err != nil {
-		t.Fatalf("real gate: %v", err)
+	return out
+}
+
+// TestCounterexamplesFit: the hand-written shortest counterexamples of the
+// zoo bugs that need a long sequence or a new shape (docs/research/exhaust.md)
+// are sequences of the alphabet under their setup, the real gate passes
+// each, and the bug's gate fails it. The enumeration finds those within
+// the bound; the longer ones show what a larger bound would need.
+func TestCounterexamplesFit(t *testing.T) {
+	open1, open2 := sealgate.OpenEvent("a1", "t1"), sealgate.OpenEvent("a2", "t2")
+	beg := func(a, item, call, tool string) sealgate.Event { return sealgate.BeginEvent(a, item, call, tool) }
+	del := func(a, item string, b []byte) sealgate.Event { return sealgate.DeltaEvent(a, item, b) }
+	end := sealgate.EndEvent
+	closed := func(a string) sealgate.Event { return sealgate.CloseEvent(a, sealgate.Complete) }
+	for _, c := range []struct {
+		bug   zoo.Bug
+		setup string
+		seq   []sealgate.Event
+	}{
+		{zoo.ForgetLedgerOnRestart, "per-call", []sealgate.Event{open1, beg("a1", "0", "c1", "f"),
+			del("a1", "0", whole), end("a1", "0"), sealgate.RestartEvent(), sealgate.AckEvent("#0", true)}},
+		{zoo.KeyNumbersParseFloat, "idem", []sealgate.Event{open1, beg("a1", "0", "c1", "g"),
+			del("a1", "0", Number), end("a1", "0"), closed("a1")}},
+		{zoo.FieldsRawNames, "idem", []sealgate.Event{open1, beg("a1", "0", "c1", "g"),
+			del("a1", "0", Number), end("a1", "0"), closed("a1")}},
+		{zoo.NoncharBMPOnly, "per-call", []sealgate.Event{open1, beg("a1", "0", "c1", "f"),
+			del("a1", "0", Nonchar), end("a1", "0")}},
+		{zoo.FirstSecretPerMember, "after-turn", []sealgate.Event{open1, beg("a1", "0", "c1", "f"),
+			del("a1", "0", whole), sealgate.PeekEvent("a1", "0")}},
+		{zoo.AckOkForgetsRelease, "per-call", []sealgate.Event{open1, beg("a1", "0", "c1", "f"),
+			del("a1", "0", whole), end("a1", "0"), sealgate.AckEvent("#0", true),
+			beg("a1", "1", "c2", "f"), del("a1", "1", whole), end("a1", "1")}},
+		{zoo.AckFailClearsAll, "idem", []sealgate.Event{open1, beg("a1", "0", "c1", "g"),
+			del("a1", "0", whole), end("a1", "0"), beg("a1", "1", "c2", "g"), del("a1", "1", Number),
+			end("a1", "1"), closed("a1"), sealgate.AckEvent("#0", false),
+			open2, beg("a2", "0", "c1", "g"), del("a2", "0", Number), end("a2", "0"), closed("a2")}},
+	} {
+		t.Run(c.bug.Name, func(t *testing.T) {
+			s := setup(t, c.setup)
+			seq := inAlphabet(t, s, c.seq)
+			if err := check.All(s.Config, seq); err != nil {
+				t.Fatalf("real gate: %v", err)
+			}
+			err := c.bug.Checker().All(s.Config, seq)
+			if err == nil {
+				t.Fatalf("%s passes its own counterexample", c.bug.Name)
+			}
+			t.Logf("%d events, %s: %.200s", len(seq), c.setup, err)
+		})
 	}
-	if err := zoo.ForgetLedgerOnRestart.Checker().All(s.Config, seq); err == nil {
-		t.Fatalf("%s passes its own counterexample", zoo.ForgetLedgerOnRestart.Name)
+}
+
+// TestFindsVocabularyBugs: the bugs that need the wider alphabet (two secret
+// paths through one member, a noncharacter outside the BMP) are found by
+// the enumeration at 4 events, the length of their hand-written
+// counterexample, under the setup that holds the shape.
+func TestFindsVocabularyBugs(t *testing.T) {
+	for _, c := range []struct {
+		bug   zoo.Bug
+		setup string
+	}{{zoo.FirstSecretPerMember, "after-turn"}, {zoo.NoncharBMPOnly, "per-call"}} {
+		t.Run(c.bug.Name, func(t *testing.T) {
+			r := Explore(setup(t, c.setup), Options{Events: 4, Check: c.bug.Checker().All})
+			if r.Failure == nil {
+				t.Fatalf("not found in %d sequences of at most 4 events", r.Sequences)
+			}
+			if len(r.Failure.Events) != 4 {
+				t.Errorf("counterexample of %d events, want 4", len(r.Failure.Events))
+			}
+			t.Logf("%v", r.Failure.Err)
+		})
+	}
+}
+
+// TestPruneLosesNothing compares merging with -no-prune at a small bound:
+// under every setup, at 4 events, the pruned enumeration reaches exactly the states of
+// the whole tree of canonical sequences (the key determines the next
+// key), both pass the real gate, and for zoo bugs of 3 events both stop at
+// a counterexample of the same length under the same setup.
+func TestPruneLosesNothing(t *testing.T) {
+	bound := 4
+	for _, s := range Setups() {
+		pruned, whole := newExplorer(&s, Options{Events: bound}), newExplorer(&s, Options{Events: bound, NoPrune: true})
+		for depth := 1; depth <= bound; depth++ {
+			if pruned.level(depth) || whole.level(depth) {
+				t.Fatalf("setup %s: the real gate fails: %v / %v", s.Name, pruned.rep.Failure, whole.rep.Failure)
+			}
+		}
+		if len(pruned.seen) != len(whole.seen) {
+			t.Errorf("setup %s: pruned reaches %d states, the whole tree %d", s.Name, len(pruned.seen), len(whole.seen))
+		}
+		for k := range whole.seen {
+			if _, ok := pruned.seen[k]; !ok {
+				t.Errorf("setup %s: a state of the whole tree is missing from the pruned enumeration", s.Name)
+				break
+			}
+		}
+		if pruned.rep.Sequences >= whole.rep.Sequences {
+			t.Errorf("setup %s: pruned checked %d sequences, the whole tree %d: nothing was pruned", s.Name, pruned.rep.Sequences, whole.rep.Sequences)
+		}
+		t.Logf("setup %s: %d states; %d sequences pruned, %d unpruned", s.Name, len(pruned.seen), pruned.rep.Sequences, whole.rep.Sequences)
+	}
+	bound = 3
+	for _, b := range []zoo.Bug{zoo.ReleaseAtEnd, zoo.DisconnectedIsComplete, zoo.Unbounded} {
+		var got [2]string
+		for i, np := range []bool{false, true} {
+			for _, r := range ExploreAll(Setups(), Options{Events: bound, Check: b.Checker().All, NoPrune: np}) {
+				if r.Failure != nil {
+					got[i] = fmt.Sprintf("%d events under %s", len(r.Failure.Events), r.Setup)
+				}
+			}
+		}
+		if got[0] == "" || got[0] != got[1] {
+			t.Errorf("%s: pruned found %q, unpruned %q", b.Name, got[0], got[1])
+		}
 	}
 }

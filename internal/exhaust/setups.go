@@ -13,6 +13,9 @@ type Setup struct {
 	// one into the other changes nothing and tools join the symmetry
 	// reduction.
 	Symmetric bool
+	// Extra is the fragment shapes this setup adds to the four every
+	// setup has (Number, Nonchar), each there to reach one thing.
+	Extra [][]byte
 }
 
 const objectSchema = `{"type":"object"}`
@@ -30,9 +33,12 @@ func Setups() []Setup {
 		return c
 	}
 
+	// Two secret paths through the member v, the deeper one first: the
+	// shapes' v is a string, so only the second reaches it, and a gate that
+	// keeps one path per member redacts nothing.
 	afterTurn := base(tool("f", objectSchema), tool("g", objectSchema))
 	for i := range afterTurn.Tools {
-		afterTurn.Tools[i].Secrets = []string{"v"}
+		afterTurn.Tools[i].Secrets = []string{"/v/a", "v"}
 	}
 
 	perCall := base(tool("f", objectSchema), tool("g", objectSchema))
@@ -56,10 +62,10 @@ func Setups() []Setup {
 	tight.Limits = sealgate.Limits{CallBytes: 12, TurnBytes: 9, Calls: 1, Depth: 1, PreviewBytes: 4}
 
 	return []Setup{
-		{"after-turn", "release after the turn, args keys, a secret under preview", afterTurn, true},
-		{"per-call", "an early tool and its compensation; an allow-list that refuses", perCall, false},
-		{"atomic", "batch=atomic; a schema that refuses the object; an allow-list that admits it", atomic, false},
-		{"idem", "idem=call and idem=fields:v (global across turns)", idem, false},
-		{"tight", "call-bytes, turn-bytes, calls and preview-bytes at the shapes' size; depth 1", tight, true},
+		{"after-turn", "release after the turn, args keys, two secret paths through v under preview", afterTurn, true, nil},
+		{"per-call", "an early tool and its compensation; an allow-list that refuses; a noncharacter", perCall, false, [][]byte{Nonchar}},
+		{"atomic", "batch=atomic; a schema that refuses the object; an allow-list that admits it", atomic, false, nil},
+		{"idem", "idem=call and idem=fields:v (global across turns); an escaped name and a long number", idem, false, [][]byte{Number}},
+		{"tight", "call-bytes, turn-bytes, calls and preview-bytes at the shapes' size; depth 1", tight, true, nil},
 	}
 }
