@@ -60,7 +60,7 @@ func fileExported(f *ast.File) []string {
 				names = append(names, d.Name.Name)
 				continue
 			}
-			names = append(names, receiver(d.Recv.List[0].Type)+"."+d.Name.Name)
+			names = append(names, Receiver(d.Recv.List[0].Type)+"."+d.Name.Name)
 		case *ast.GenDecl:
 			for _, s := range d.Specs {
 				switch s := s.(type) {
@@ -81,12 +81,15 @@ func fileExported(f *ast.File) []string {
 	return names
 }
 
-// receiver is the name of a method's receiver type, without pointer or
-// type parameters.
-func receiver(e ast.Expr) string {
+// Receiver is the name of a method's receiver type, without pointer,
+// parentheses or type parameters: Gate for *Gate, Set for Set[K]; the
+// suite's tools that list exported methods share it.
+func Receiver(e ast.Expr) string {
 	for {
 		switch t := e.(type) {
 		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
 			e = t.X
 		case *ast.IndexExpr:
 			e = t.X

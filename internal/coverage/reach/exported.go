@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sealgate/sealgate/internal/apisize"
 )
 
 // Func is one exported function or method with a body, and where its body
@@ -128,7 +130,7 @@ func parsePackage(p Package) ([]Func, []alias, error) {
 				}
 				fn := d.Name.Name
 				if d.Recv != nil && len(d.Recv.List) == 1 {
-					fn = receiverName(d.Recv.List[0].Type) + "." + fn
+					fn = apisize.Receiver(d.Recv.List[0].Type) + "." + fn
 				}
 				from, to := fset.Position(d.Body.Lbrace), fset.Position(d.Body.Rbrace)
 				out = append(out, Func{
@@ -142,25 +144,4 @@ func parsePackage(p Package) ([]Func, []alias, error) {
 		}
 	}
 	return out, aliases, nil
-}
-
-// receiverName is the receiver's type name without pointer or type
-// parameters: Gate for *Gate, Set for Set[K].
-func receiverName(e ast.Expr) string {
-	for {
-		switch t := e.(type) {
-		case *ast.StarExpr:
-			e = t.X
-		case *ast.ParenExpr:
-			e = t.X
-		case *ast.IndexExpr:
-			e = t.X
-		case *ast.IndexListExpr:
-			e = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return strings.TrimSpace(fmt.Sprint(e))
-		}
-	}
 }
