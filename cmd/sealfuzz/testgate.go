@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -40,6 +42,7 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 	streams := fs.Int("streams", 0, "also end the generated phase after this many streams (0: only -for ends it)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "streams checked at once, each on its own gate process")
 	out := fs.String("o", "", "also write each reduced failure to this folder as CHECK.scn")
+	cpuProfile := fs.String("cpuprofile", "", "write sealfuzz's CPU profile of the whole test to this file (go tool pprof reads it)")
 	if done, code := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -60,6 +63,14 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sealfuzz test: -for, -checks, -machine-for and -streams must not be negative, -timeout and -workers must be positive")
 		return 2
 	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "sealfuzz test: %v\n", err)
+			return 1
+		}
+		defer stop()
+	}
 	code, err := trial.GateTest{Argv: argv, Timeout: *timeout, Corpus: *corpusDir, Checks: *checks, MachineFor: *machineFor, Seed: *seed,
 		Budget: *budget, Streams: *streams, Workers: *workers, Tries: *tries, Out: *out}.Run(stdout)
 	if err != nil {
@@ -67,4 +78,21 @@ func testMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return code
+}
+
+// startCPUProfile profiles this process's CPU into path until stop, so
+// that where a test's time goes can be read with go tool pprof.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

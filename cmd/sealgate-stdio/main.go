@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 
 	"github.com/sealgate/sealgate/stdiogate"
 )
@@ -17,8 +18,9 @@ import (
 func main() {
 	fsync := flag.Bool("fsync", false, "fsync the ledger journal at every change (survives power loss, not only a crash)")
 	kill := flag.Bool("kill-restarts", false, "ask the client to kill and restart this process at each restart, as a crash would")
+	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile to this file when its input ends (go tool pprof reads it; one process per file: sealfuzz test -workers 1)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: sealgate-stdio [-fsync] [-kill-restarts]\n\nReads the stdio gate protocol on stdin and answers on stdout (docs/protocol.md).\n\n")
+		fmt.Fprintf(os.Stderr, "usage: sealgate-stdio [-fsync] [-kill-restarts] [-cpuprofile FILE]\n\nReads the stdio gate protocol on stdin and answers on stdout (docs/protocol.md).\n\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -26,12 +28,33 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	b := stdiogate.Control(*fsync)
-	if *kill {
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sealgate-stdio: -cpuprofile:", err)
+			os.Exit(1)
+		}
+		code := serve(*fsync, *kill)
+		pprof.StopCPUProfile()
+		f.Close()
+		os.Exit(code)
+	}
+	os.Exit(serve(*fsync, *kill))
+}
+
+// serve runs the control gate on stdin and stdout and returns the exit
+// code, so that main can write the profile before it exits.
+func serve(fsync, kill bool) int {
+	b := stdiogate.Control(fsync)
+	if kill {
 		b = stdiogate.KillRestarts(b)
 	}
 	if err := stdiogate.Serve(os.Stdin, os.Stdout, "sealgate", b); err != nil {
 		fmt.Fprintln(os.Stderr, "sealgate-stdio:", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
