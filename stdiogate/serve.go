@@ -40,10 +40,11 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) (err error) {
 	var g check.Subject
 	var caps check.Capabilities
 	failed := false
+	var line []byte // reused for every line written
 	write := func(m *protocol.Message) error {
 		m.V = protocol.Version
-		line, err := protocol.Marshal(m)
-		if err != nil {
+		var err error
+		if line, err = protocol.AppendLine(line[:0], m); err != nil {
 			return err
 		}
 		_, err = bw.Write(line)

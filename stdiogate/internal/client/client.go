@@ -89,11 +89,22 @@ func New(argv []string, timeout time.Duration) (*Client, error) {
 	return &Client{argv: argv, timeout: timeout, dir: dir, keep: maxIdle}, nil
 }
 
-// Close stops the idle process and removes every ledger file.
+// Close ends the idle processes and removes every ledger file. Each is
+// first given the end of its input and a moment to exit by itself, so that
+// a gate can finish what it does at the end (sealgate-stdio -cpuprofile
+// writes its profile); one that is still running then is killed.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, p := range c.idle {
+		p.stdin.Close()
+	}
+	deadline := time.After(exitGrace)
+	for _, p := range c.idle {
+		select {
+		case <-p.done:
+		case <-deadline:
+		}
 		p.kill()
 	}
 	c.idle = nil
@@ -281,7 +292,7 @@ func (s *session) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 		return nil, nil
 	}
 	n := s.n
-	line, err := eventLine(n, ev)
+	line, err := appendEventLine(nil, n, ev)
 	if err != nil {
 		return nil, err
 	}
@@ -291,8 +302,9 @@ func (s *session) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 	return s.answer(n)
 }
 
-func eventLine(n int, ev sealgate.Event) ([]byte, error) {
-	return protocol.Marshal(&protocol.Message{V: protocol.Version, Type: protocol.TypeEvent, N: &n, Event: protocol.EncodeEvent(ev)})
+// appendEventLine appends event n's line to dst.
+func appendEventLine(dst []byte, n int, ev sealgate.Event) ([]byte, error) {
+	return protocol.AppendLine(dst, &protocol.Message{V: protocol.Version, Type: protocol.TypeEvent, N: &n, Event: protocol.EncodeEvent(ev)})
 }
 
 // answer reads the answer to event n: its decisions, up to its done line.
@@ -352,11 +364,10 @@ func (s *session) FeedAll(events []sealgate.Event, answer func(i int, ds []sealg
 		end := start
 		var batch []byte
 		for ; end < len(events) && events[end].Kind != sealgate.Restart; end++ {
-			line, err := eventLine(s.n+1+end-start, events[end])
-			if err != nil {
+			var err error
+			if batch, err = appendEventLine(batch, s.n+1+end-start, events[end]); err != nil {
 				return err
 			}
-			batch = append(batch, line...)
 		}
 		if len(batch) <= pipeBatch {
 			if f := s.p.send(batch, s.c.timeout, s.n+1); f != nil {
@@ -507,6 +518,10 @@ func (p *process) kill() {
 	}
 }
 
+// exitGrace is how long Close waits for idle processes to exit once their
+// input has ended, before it kills them.
+const exitGrace = time.Second
+
 // pipeBatch is the most the client writes to a gate's stdin in one call
 // without a goroutine: no more than one page, which an empty pipe always
 // takes whole, so the write cannot wait on a gate that is itself waiting
@@ -529,7 +544,9 @@ func (p *process) send(b []byte, timeout time.Duration, event int) *Failure {
 
 // receive reads and parses one line within the timeout.
 func (p *process) receive(timeout time.Duration, event int) (*protocol.Message, *Failure) {
-	p.stdout.SetReadDeadline(time.Now().Add(max(timeout, 0)))
+	if !p.lines.Ready() { // a buffered line needs no wait, nor a deadline
+		p.stdout.SetReadDeadline(time.Now().Add(max(timeout, 0)))
+	}
 	line, err := p.lines.ReadLine()
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
@@ -163,63 +164,93 @@ type CapsJSON struct {
 
 // Marshal renders a message as one line, newline included.
 func Marshal(m *Message) ([]byte, error) {
+	return AppendLine(nil, m)
+}
+
+// AppendLine appends a message as one line, newline included, to dst: a
+// writer that reuses dst allocates nothing per line. Event, decision, done
+// and error lines take a direct path (encodeFast); the rest, and any
+// string it does not take, go through json.Marshal, with the same bytes.
+func AppendLine(dst []byte, m *Message) ([]byte, error) {
+	if out, ok := encodeFast(dst, m); ok {
+		return out, nil
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		return nil, fmt.Errorf("encode %s line: %w", m.Type, err)
+		return dst, fmt.Errorf("encode %s line: %w", m.Type, err)
 	}
-	return append(b, '\n'), nil
+	return append(append(dst, b...), '\n'), nil
 }
 
 // Unmarshal reads one line strictly: one JSON object, no unknown or
 // duplicate member, valid UTF-8, version 1, and members that fit its type.
+// The lines of every event are first tried by decodeFast, which reads only
+// what the strict decoder would read the same way and leaves the rest to
+// it, errors included.
 func Unmarshal(line []byte) (*Message, error) {
-	var m Message
-	if err := json.Unmarshal(line, &m, json.RejectUnknownMembers(true)); err != nil {
-		return nil, fmt.Errorf("not a protocol line: %w", err)
+	m, ok := decodeFast(line)
+	if !ok {
+		m = new(Message)
+		if err := json.Unmarshal(line, m, json.RejectUnknownMembers(true)); err != nil {
+			return nil, fmt.Errorf("not a protocol line: %w", err)
+		}
 	}
 	if m.V != Version {
 		return nil, fmt.Errorf("version %d, want %d", m.V, Version)
 	}
-	return &m, m.Check()
+	return m, m.Check()
+}
+
+// lineMembers are the members whose presence depends on a line's type, in
+// the order Check names them.
+var lineMembers = [...]string{"n", "config", "ledger", "event", "name", "capabilities", "decision", "retained", "text"}
+
+// Each has* bit is the member of lineMembers at its index.
+const (
+	hasN = 1 << iota
+	hasConfig
+	hasLedger
+	hasEvent
+	hasName
+	hasCapabilities
+	hasDecision
+	hasRetained
+	hasText
+)
+
+// lineShapes is, for each type, the members it needs and those it may
+// have besides.
+var lineShapes = map[string]struct{ need, may int }{
+	TypeConfig:   {need: hasConfig | hasLedger},
+	TypeEvent:    {need: hasN | hasEvent},
+	TypeHello:    {need: hasCapabilities, may: hasName},
+	TypeRefused:  {may: hasText},
+	TypeDecision: {need: hasDecision},
+	TypeDone:     {need: hasN, may: hasRetained},
+	TypeError:    {need: hasText, may: hasN},
 }
 
 // Check says whether the message's members fit its type.
 func (m *Message) Check() error {
-	has := map[string]bool{"n": m.N != nil, "config": m.Config != nil, "ledger": m.Ledger != "",
-		"event": m.Event != nil, "name": m.Name != "", "capabilities": m.Capabilities != nil,
-		"decision": m.Decision != nil, "retained": m.Retained != nil, "text": m.Text != ""}
-	var need, may []string
-	switch m.Type {
-	case TypeConfig:
-		need, may = []string{"config", "ledger"}, nil
-	case TypeEvent:
-		need = []string{"n", "event"}
-	case TypeHello:
-		need, may = []string{"capabilities"}, []string{"name"}
-	case TypeRefused:
-		may = []string{"text"}
-	case TypeDecision:
-		need = []string{"decision"}
-	case TypeDone:
-		need, may = []string{"n"}, []string{"retained"}
-	case TypeError:
-		need, may = []string{"text"}, []string{"n"}
-	default:
+	shape, ok := lineShapes[m.Type]
+	if !ok {
 		return fmt.Errorf("unknown message type %q", m.Type)
 	}
-	allowed := map[string]bool{}
-	for _, k := range need {
-		if !has[k] {
-			return fmt.Errorf("%s line without %q", m.Type, k)
+	has := 0
+	for bit, on := range [...]bool{m.N != nil, m.Config != nil, m.Ledger != "", m.Event != nil, m.Name != "",
+		m.Capabilities != nil, m.Decision != nil, m.Retained != nil, m.Text != ""} {
+		if on {
+			has |= 1 << bit
 		}
-		allowed[k] = true
 	}
-	for _, k := range may {
-		allowed[k] = true
+	for i, name := range lineMembers {
+		if shape.need&(1<<i) != 0 && has&(1<<i) == 0 {
+			return fmt.Errorf("%s line without %q", m.Type, name)
+		}
 	}
-	for k, on := range has {
-		if on && !allowed[k] {
-			return fmt.Errorf("%s line with %q, which it does not take", m.Type, k)
+	for i, name := range lineMembers {
+		if has&(1<<i) != 0 && (shape.need|shape.may)&(1<<i) == 0 {
+			return fmt.Errorf("%s line with %q, which it does not take", m.Type, name)
 		}
 	}
 	return nil
@@ -466,24 +497,9 @@ func DecodeDecision(j *DecisionJSON) (sealgate.Decision, error) {
 	fields := []field{{"attempt", j.Attempt != ""}, {"item", j.Item != nil}, {"call", j.Call != ""},
 		{"tool", j.Tool != ""}, {"key", j.Key != ""}, {"args", j.Args != nil}, {"args64", j.Args64 != nil},
 		{"reason", j.Reason != ""}, {"anomaly", j.Anomaly != ""}, {"preview", j.Preview != nil}}
-	need := map[sealgate.DecisionKind][]string{
-		sealgate.Release:       {"attempt", "item", "call", "tool", "key"},
-		sealgate.Reject:        {"attempt", "item", "reason"},
-		sealgate.Anomaly:       {"anomaly"},
-		sealgate.Compensate:    {"attempt", "item", "key"},
-		sealgate.Reconcile:     {"attempt", "item", "key"},
-		sealgate.PreviewAnswer: {"attempt", "item", "preview"},
-	}[kind]
-	may := map[sealgate.DecisionKind][]string{
-		sealgate.Release: {"args", "args64"},
-		sealgate.Anomaly: {"attempt", "item", "key"},
-	}[kind]
-	allowed := map[string]bool{}
-	for _, n := range append(append([]string{}, need...), may...) {
-		allowed[n] = true
-	}
+	need, may := decisionNeeds[kind], decisionMays[kind]
 	for _, f := range fields {
-		if f.on && !allowed[f.name] {
+		if f.on && !slices.Contains(need, f.name) && !slices.Contains(may, f.name) {
 			return bad("has %q, which it does not take", f.name)
 		}
 	}
@@ -525,6 +541,24 @@ func DecodeDecision(j *DecisionJSON) (sealgate.Decision, error) {
 		d.Preview = sealgate.Preview{Bytes: j.Preview.Bytes, Value: j.Preview.Value}
 	}
 	return d, nil
+}
+
+// decisionNeeds is the members each decision kind must carry, besides
+// kind (SPEC section 7).
+var decisionNeeds = map[sealgate.DecisionKind][]string{
+	sealgate.Release:       {"attempt", "item", "call", "tool", "key"},
+	sealgate.Reject:        {"attempt", "item", "reason"},
+	sealgate.Anomaly:       {"anomaly"},
+	sealgate.Compensate:    {"attempt", "item", "key"},
+	sealgate.Reconcile:     {"attempt", "item", "key"},
+	sealgate.PreviewAnswer: {"attempt", "item", "preview"},
+}
+
+// decisionMays is the members a decision kind may carry besides those it
+// needs.
+var decisionMays = map[sealgate.DecisionKind][]string{
+	sealgate.Release: {"args", "args64"},
+	sealgate.Anomaly: {"attempt", "item", "key"},
 }
 
 // EncodeCaps puts capabilities on the wire.
