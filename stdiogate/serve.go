@@ -40,16 +40,8 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) (err error) {
 	var g check.Subject
 	var caps check.Capabilities
 	failed := false
-	var line []byte // reused for every line written
-	write := func(m *protocol.Message) error {
-		m.V = protocol.Version
-		var err error
-		if line, err = protocol.AppendLine(line[:0], m); err != nil {
-			return err
-		}
-		_, err = bw.Write(line)
-		return err
-	}
+	lw := &lineWriter{w: bw}
+	write := lw.message
 	endRun := func() error {
 		if g == nil {
 			return nil
@@ -128,7 +120,7 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) (err error) {
 		case failed:
 			err = fail("the gate failed closed earlier in this run")
 		default:
-			err = feedOne(g, ev, n, caps, write, fail, &failed)
+			err = feedOne(g, ev, n, caps, lw, fail, &failed)
 		}
 		if err != nil {
 			return err
@@ -159,10 +151,10 @@ func open(b Backend, cfg sealgate.Config, ledgerPath string) (check.Subject, err
 }
 
 // feedOne gives one event to g and writes its answer.
-func feedOne(g check.Subject, ev sealgate.Event, n *int, caps check.Capabilities, write func(*protocol.Message) error, fail func(string) error, failed *bool) error {
+func feedOne(g check.Subject, ev sealgate.Event, n *int, caps check.Capabilities, lw *lineWriter, fail func(string) error, failed *bool) error {
 	ds, ferr := g.Feed(ev)
 	for _, d := range ds {
-		if err := write(&protocol.Message{Type: protocol.TypeDecision, Decision: protocol.EncodeDecision(d)}); err != nil {
+		if err := lw.decision(d); err != nil {
 			return err
 		}
 	}
@@ -175,7 +167,35 @@ func feedOne(g check.Subject, ev sealgate.Event, n *int, caps check.Capabilities
 		r := g.(check.Retainer).Retained()
 		done.Retained = &r
 	}
-	return write(done)
+	return lw.message(done)
+}
+
+// lineWriter writes Serve's answers through one buffer that it reuses
+// for every line, so that an answer allocates nothing of its own.
+type lineWriter struct {
+	w    *bufio.Writer
+	line []byte
+}
+
+// message writes m as a line of this protocol version.
+func (lw *lineWriter) message(m *protocol.Message) error {
+	m.V = protocol.Version
+	var err error
+	if lw.line, err = protocol.AppendLine(lw.line[:0], m); err != nil {
+		return err
+	}
+	_, err = lw.w.Write(lw.line)
+	return err
+}
+
+// decision writes d's decision line.
+func (lw *lineWriter) decision(d sealgate.Decision) error {
+	var err error
+	if lw.line, err = protocol.AppendDecisionLine(lw.line[:0], d); err != nil {
+		return err
+	}
+	_, err = lw.w.Write(lw.line)
+	return err
 }
 
 // Control is the project's own gate as a Backend, the control every other

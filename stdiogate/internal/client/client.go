@@ -292,7 +292,7 @@ func (s *session) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 		return nil, nil
 	}
 	n := s.n
-	line, err := appendEventLine(nil, n, ev)
+	line, err := protocol.AppendEventLine(nil, n, ev)
 	if err != nil {
 		return nil, err
 	}
@@ -300,11 +300,6 @@ func (s *session) Feed(ev sealgate.Event) ([]sealgate.Decision, error) {
 		return nil, s.fail(f)
 	}
 	return s.answer(n)
-}
-
-// appendEventLine appends event n's line to dst.
-func appendEventLine(dst []byte, n int, ev sealgate.Event) ([]byte, error) {
-	return protocol.AppendLine(dst, &protocol.Message{V: protocol.Version, Type: protocol.TypeEvent, N: &n, Event: protocol.EncodeEvent(ev)})
 }
 
 // answer reads the answer to event n: its decisions, up to its done line.
@@ -365,7 +360,7 @@ func (s *session) FeedAll(events []sealgate.Event, answer func(i int, ds []sealg
 		var batch []byte
 		for ; end < len(events) && events[end].Kind != sealgate.Restart; end++ {
 			var err error
-			if batch, err = appendEventLine(batch, s.n+1+end-start, events[end]); err != nil {
+			if batch, err = protocol.AppendEventLine(batch, s.n+1+end-start, events[end]); err != nil {
 				return err
 			}
 		}

@@ -53,37 +53,12 @@ func ptr[T any](v T) *T { return &v }
 // sampleMessages are lines of every shape each side writes per event, with
 // strings that need escapes and strings the fast paths leave to json.
 func sampleMessages() []*Message {
-	events := []sealgate.Event{
-		{Kind: sealgate.Open, Attempt: "r1", Turn: "t1"},
-		{Kind: sealgate.Begin, Attempt: "r1", Item: "0", Call: "call_1", Tool: "save_file"},
-		{Kind: sealgate.Delta, Attempt: "r1", Item: "0", Bytes: []byte(`{"path":"notes.md","content":"h\xc3`)},
-		{Kind: sealgate.Delta, Attempt: "r1", Item: "0"},
-		{Kind: sealgate.End, Attempt: "r1", Item: "0", Final: []byte(`{}`), HasFinal: true},
-		{Kind: sealgate.End, Attempt: "r1", Item: "0", HasFinal: true},
-		{Kind: sealgate.Close, Attempt: "r1", Status: sealgate.Disconnected},
-		{Kind: sealgate.Ack, Key: `k"\x`, OK: true},
-		{Kind: sealgate.Ack, Key: "k", OK: false},
-		{Kind: sealgate.Peek, Attempt: "é", Item: "\u2028"},
-		{Kind: sealgate.Begin, Attempt: "a\nb", Item: "\x01", Call: "\xff", Tool: "t"},
-	}
-	decisions := []sealgate.Decision{
-		{Kind: sealgate.Release, Attempt: "r1", Item: "0", Call: "call_1", Tool: "save_file", Key: "call_1", Args: sealgate.Sealed(`{"path":"notes.md","s":"a\\\"b/é"}`)},
-		{Kind: sealgate.Release, Attempt: "r1", Item: "0", Call: "c", Tool: "t", Key: "k", Args: sealgate.Sealed("\xff\xfe")},
-		{Kind: sealgate.Release, Attempt: "r1", Item: "", Call: "c", Tool: "t", Key: "k", Args: sealgate.Sealed("")},
-		{Kind: sealgate.Reject, Attempt: "r1", Item: "0", Reason: sealgate.Reason("invalid-json")},
-		{Kind: sealgate.Anomaly, Anomaly: sealgate.AnomalyKind("unknown-ack"), Key: "k"},
-		{Kind: sealgate.Anomaly, Attempt: "r2", Item: "1", HasItem: true, Anomaly: sealgate.AnomalyKind("delta-after-end")},
-		{Kind: sealgate.Compensate, Attempt: "r1", Item: "0", Key: "k"},
-		{Kind: sealgate.Reconcile, Attempt: "r1", Item: "0", Key: "k"},
-		{Kind: sealgate.PreviewAnswer, Attempt: "r1", Item: "0", Preview: sealgate.Preview{Bytes: 12, Value: `{"a":"\t"}`}},
-		{Kind: sealgate.PreviewAnswer, Attempt: "r1", Item: "0", Preview: sealgate.Preview{Bytes: 0, Value: "-"}},
-	}
 	var out []*Message
-	for i, e := range events {
+	for i, e := range sampleEvents() {
 		n := i + 1
 		out = append(out, &Message{V: Version, Type: TypeEvent, N: &n, Event: EncodeEvent(e)})
 	}
-	for _, d := range decisions {
+	for _, d := range sampleDecisions() {
 		out = append(out, &Message{V: Version, Type: TypeDecision, Decision: EncodeDecision(d)})
 	}
 	return append(out,
@@ -97,6 +72,41 @@ func sampleMessages() []*Message {
 		&Message{V: -3, Type: TypeHello, Name: "g", Capabilities: EncodeCaps(check.FullCapabilities())},
 		&Message{V: Version, Type: TypeConfig, Config: EncodeConfig(sealgate.Config{}), Ledger: "/l"},
 	)
+}
+
+// sampleEvents are events of every kind, with strings that need escapes
+// and strings the direct writers leave to json.
+func sampleEvents() []sealgate.Event {
+	return []sealgate.Event{
+		{Kind: sealgate.Open, Attempt: "r1", Turn: "t1"},
+		{Kind: sealgate.Begin, Attempt: "r1", Item: "0", Call: "call_1", Tool: "save_file"},
+		{Kind: sealgate.Delta, Attempt: "r1", Item: "0", Bytes: []byte(`{"path":"notes.md","content":"h\xc3`)},
+		{Kind: sealgate.Delta, Attempt: "r1", Item: "0"},
+		{Kind: sealgate.End, Attempt: "r1", Item: "0", Final: []byte(`{}`), HasFinal: true},
+		{Kind: sealgate.End, Attempt: "r1", Item: "0", HasFinal: true},
+		{Kind: sealgate.Close, Attempt: "r1", Status: sealgate.Disconnected},
+		{Kind: sealgate.Ack, Key: `k"\x`, OK: true},
+		{Kind: sealgate.Ack, Key: "k", OK: false},
+		{Kind: sealgate.Peek, Attempt: "é", Item: "\u2028"},
+		{Kind: sealgate.Begin, Attempt: "a\nb", Item: "\x01", Call: "\xff", Tool: "t"},
+	}
+}
+
+// sampleDecisions are decisions of every kind, args that are not UTF-8
+// and a preview with an escape.
+func sampleDecisions() []sealgate.Decision {
+	return []sealgate.Decision{
+		{Kind: sealgate.Release, Attempt: "r1", Item: "0", Call: "call_1", Tool: "save_file", Key: "call_1", Args: sealgate.Sealed(`{"path":"notes.md","s":"a\\\"b/é"}`)},
+		{Kind: sealgate.Release, Attempt: "r1", Item: "0", Call: "c", Tool: "t", Key: "k", Args: sealgate.Sealed("\xff\xfe")},
+		{Kind: sealgate.Release, Attempt: "r1", Item: "", Call: "c", Tool: "t", Key: "k", Args: sealgate.Sealed("")},
+		{Kind: sealgate.Reject, Attempt: "r1", Item: "0", Reason: sealgate.Reason("invalid-json")},
+		{Kind: sealgate.Anomaly, Anomaly: sealgate.AnomalyKind("unknown-ack"), Key: "k"},
+		{Kind: sealgate.Anomaly, Attempt: "r2", Item: "1", HasItem: true, Anomaly: sealgate.AnomalyKind("delta-after-end")},
+		{Kind: sealgate.Compensate, Attempt: "r1", Item: "0", Key: "k"},
+		{Kind: sealgate.Reconcile, Attempt: "r1", Item: "0", Key: "k"},
+		{Kind: sealgate.PreviewAnswer, Attempt: "r1", Item: "0", Preview: sealgate.Preview{Bytes: 12, Value: `{"a":"\t"}`}},
+		{Kind: sealgate.PreviewAnswer, Attempt: "r1", Item: "0", Preview: sealgate.Preview{Bytes: 0, Value: "-"}},
+	}
 }
 
 // TestFastPathsTakeTheCommonLines encodes and decodes each sample both
@@ -271,5 +281,55 @@ func FuzzEncodeFast(f *testing.F) {
 		if want := "prefix" + string(want) + "\n"; string(got) != want {
 			t.Fatalf("encodeFast wrote %q, json.Marshal %q", got, want)
 		}
+	})
+}
+
+// sameLineAsMessage fails t when a direct writer's line (or error) is not
+// AppendLine's for the message it stands for.
+func sameLineAsMessage(t *testing.T, got []byte, err error, m *Message) {
+	t.Helper()
+	want, werr := AppendLine([]byte("prefix"), m)
+	if (err != nil) != (werr != nil) || !bytes.Equal(got, want) {
+		t.Fatalf("direct writer gave %q (error %v), AppendLine %q (error %v)", got, err, want, werr)
+	}
+}
+
+// TestDirectLineWriters holds AppendEventLine and AppendDecisionLine to
+// AppendLine over every sample event and decision.
+func TestDirectLineWriters(t *testing.T) {
+	for i, e := range sampleEvents() {
+		got, err := AppendEventLine([]byte("prefix"), i+1, e)
+		sameLineAsMessage(t, got, err, &Message{V: Version, Type: TypeEvent, N: ptr(i + 1), Event: EncodeEvent(e)})
+	}
+	for _, d := range sampleDecisions() {
+		got, err := AppendDecisionLine([]byte("prefix"), d)
+		sameLineAsMessage(t, got, err, &Message{V: Version, Type: TypeDecision, Decision: EncodeDecision(d)})
+	}
+}
+
+// FuzzAppendEventLine holds AppendEventLine to AppendLine on events of
+// any kind with any strings and bytes.
+func FuzzAppendEventLine(f *testing.F) {
+	f.Add(uint8(sealgate.Delta), "r1", "0", "call_1", []byte(`{"a":`), true, 3)
+	f.Add(uint8(sealgate.Ack), "\xff", "\n", `"\`, []byte{}, false, -1)
+	f.Fuzz(func(t *testing.T, kind uint8, a, b, c string, raw []byte, flag bool, n int) {
+		e := sealgate.Event{Kind: sealgate.EventKind(kind % 12), Attempt: a, Turn: b, Item: b, Call: c, Tool: a,
+			Bytes: raw, Final: raw, HasFinal: flag, Status: sealgate.Status(len(c) % 8), Key: c, OK: flag}
+		got, err := AppendEventLine([]byte("prefix"), n, e)
+		sameLineAsMessage(t, got, err, &Message{V: Version, Type: TypeEvent, N: &n, Event: EncodeEvent(e)})
+	})
+}
+
+// FuzzAppendDecisionLine holds AppendDecisionLine to AppendLine on
+// decisions of any kind with any strings and args.
+func FuzzAppendDecisionLine(f *testing.F) {
+	f.Add(uint8(sealgate.Release), "r1", "0", "k", []byte(`{"a":"\"b"}`), true, 3)
+	f.Add(uint8(sealgate.PreviewAnswer), "\x1f", "é", "\u2028", []byte{0xff}, false, -1)
+	f.Fuzz(func(t *testing.T, kind uint8, a, b, c string, args []byte, flag bool, n int) {
+		d := sealgate.Decision{Kind: sealgate.DecisionKind(kind % 10), Attempt: a, Item: b, HasItem: flag, Call: c, Tool: a,
+			Key: c, Args: sealgate.Sealed(args), Reason: sealgate.Reason(b), Anomaly: sealgate.AnomalyKind(c),
+			Preview: sealgate.Preview{Bytes: n, Value: string(args)}}
+		got, err := AppendDecisionLine([]byte("prefix"), d)
+		sameLineAsMessage(t, got, err, &Message{V: Version, Type: TypeDecision, Decision: EncodeDecision(d)})
 	})
 }

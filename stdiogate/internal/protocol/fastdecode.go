@@ -14,11 +14,18 @@ import (
 // error message. FuzzDecodeFast holds it to that.
 func decodeFast(line []byte) (m *Message, ok bool) {
 	s := scanner{b: line}
-	m = new(Message)
-	if !s.message(m) || s.i != len(s.b) {
+	box := new(messageBox)
+	if !s.message(box) || s.i != len(s.b) {
 		return nil, false
 	}
-	return m, true
+	return &box.m, true
+}
+
+// messageBox is a message and the integers it may point to, in one
+// allocation.
+type messageBox struct {
+	m           Message
+	n, retained int
 }
 
 // scanner is a position in one line.
@@ -41,7 +48,8 @@ const (
 	mText
 )
 
-func (s *scanner) message(m *Message) bool {
+func (s *scanner) message(box *messageBox) bool {
+	m := &box.m
 	seen := 0
 	if !s.open() {
 		return false
@@ -61,7 +69,7 @@ func (s *scanner) message(m *Message) bool {
 		case "type":
 			bit, ok = mType, s.str(&m.Type)
 		case "n":
-			bit, m.N = mN, new(int)
+			bit, m.N = mN, &box.n
 			ok = s.int(m.N)
 		case "ledger":
 			bit, ok = mLedger, s.str(&m.Ledger)
@@ -74,7 +82,7 @@ func (s *scanner) message(m *Message) bool {
 			bit, m.Decision = mDecision, new(DecisionJSON)
 			ok = s.decision(m.Decision)
 		case "retained":
-			bit, m.Retained = mRetained, new(int)
+			bit, m.Retained = mRetained, &box.retained
 			ok = s.int(m.Retained)
 		case "text":
 			bit, ok = mText, s.str(&m.Text)
@@ -355,7 +363,7 @@ func (s *scanner) str(v *string) bool {
 			if wide && !utf8.Valid(raw) {
 				return false
 			}
-			*v = string(raw)
+			*v = word(raw)
 			return true
 		case c == '\\':
 			return s.escaped(start, v)
@@ -415,3 +423,24 @@ func (s *scanner) escaped(start int, v *string) bool {
 	}
 	return false
 }
+
+// word is raw as a string, without an allocation for the words lines
+// repeat: types, kinds and statuses.
+func word(raw []byte) string {
+	if w, ok := words[string(raw)]; ok {
+		return w
+	}
+	return string(raw)
+}
+
+// words maps each repeated word to itself.
+var words = func() map[string]string {
+	m := map[string]string{}
+	for _, w := range []string{TypeEvent, TypeDecision, TypeDone, TypeError,
+		"open", "begin", "delta", "end", "close", "ack", "peek",
+		"release", "reject", "anomaly", "compensate", "reconcile", "preview",
+		"complete", "truncated", "failed", "cancelled", "disconnected"} {
+		m[w] = w
+	}
+	return m
+}()

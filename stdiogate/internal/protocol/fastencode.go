@@ -3,6 +3,8 @@ package protocol
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/sealgate/sealgate"
 )
 
 // encodeFast appends m as json.Marshal writes it (the same members in the
@@ -108,8 +110,17 @@ func (w *writer) key(name string) {
 
 // str writes s quoted, escaping only '"' and '\\'.
 func (w *writer) str(s string) {
+	if quote(w, s) && !utf8.ValidString(s) {
+		w.ok = false
+	}
+}
+
+// quote writes s quoted, escaping only '"' and '\\', and reports whether
+// it has bytes past ASCII, for the caller to check as UTF-8. It takes
+// bytes too, so that released args are not copied into a string first.
+func quote[S ~string | ~[]byte](w *writer, s S) (wide bool) {
 	w.b = append(w.b, '"')
-	start, wide := 0, false
+	start := 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c == '"' || c == '\\':
@@ -122,9 +133,117 @@ func (w *writer) str(s string) {
 			wide = true
 		}
 	}
-	if wide && !utf8.ValidString(s) {
-		w.ok = false
-	}
 	w.b = append(w.b, s[start:]...)
+	w.b = append(w.b, '"')
+	return wide
+}
+
+// AppendEventLine appends event n's line to dst: the bytes of
+// AppendLine(dst, &Message{V: Version, Type: TypeEvent, N: &n, Event:
+// EncodeEvent(e)}), written without building the message, because the
+// client writes one for every event it sends.
+func AppendEventLine(dst []byte, n int, e sealgate.Event) ([]byte, error) {
+	w := writer{b: dst, ok: true}
+	w.b = append(w.b, `{"v":1,"type":"event","n":`...)
+	w.b = strconv.AppendInt(w.b, int64(n), 10)
+	w.b = append(w.b, `,"event":{"kind":`...)
+	w.str(e.Kind.String())
+	switch e.Kind {
+	case sealgate.Open:
+		w.member("attempt", e.Attempt)
+		w.member("turn", e.Turn)
+	case sealgate.Begin:
+		w.member("attempt", e.Attempt)
+		w.member("item", e.Item)
+		w.member("call", e.Call)
+		w.member("tool", e.Tool)
+	case sealgate.Delta:
+		w.member("attempt", e.Attempt)
+		w.member("item", e.Item)
+		if len(e.Bytes) > 0 {
+			w.base64("bytes64", e.Bytes)
+		}
+	case sealgate.End:
+		w.member("attempt", e.Attempt)
+		w.member("item", e.Item)
+		if e.HasFinal {
+			w.base64("final64", e.Final)
+		}
+	case sealgate.Close:
+		w.member("attempt", e.Attempt)
+		w.member("status", e.Status.String())
+	case sealgate.Ack:
+		w.member("key", e.Key)
+		w.b = append(w.b, `,"ok":`...)
+		w.b = strconv.AppendBool(w.b, e.OK)
+	case sealgate.Peek:
+		w.member("attempt", e.Attempt)
+		w.member("item", e.Item)
+	}
+	w.b = append(w.b, "}}\n"...)
+	if !w.ok {
+		return AppendLine(dst, &Message{V: Version, Type: TypeEvent, N: &n, Event: EncodeEvent(e)})
+	}
+	return w.b, nil
+}
+
+// AppendDecisionLine appends a decision's line to dst: the bytes of
+// AppendLine(dst, &Message{V: Version, Type: TypeDecision, Decision:
+// EncodeDecision(d)}), written without building the message, because a
+// gate writes one for every decision.
+func AppendDecisionLine(dst []byte, d sealgate.Decision) ([]byte, error) {
+	w := writer{b: dst, ok: true}
+	w.b = append(w.b, `{"v":1,"type":"decision","decision":{"kind":`...)
+	w.str(d.Kind.String())
+	w.member("attempt", d.Attempt)
+	switch d.Kind {
+	case sealgate.Release:
+		w.key("item")
+		w.str(d.Item)
+		w.member("call", d.Call)
+		w.member("tool", d.Tool)
+		w.member("key", d.Key)
+		if utf8.Valid(d.Args) {
+			w.key("args")
+			quote(&w, d.Args)
+		} else {
+			w.base64("args64", d.Args)
+		}
+	case sealgate.Reject:
+		w.key("item")
+		w.str(d.Item)
+		w.member("reason", string(d.Reason))
+	case sealgate.Anomaly:
+		if d.HasItem {
+			w.key("item")
+			w.str(d.Item)
+		}
+		w.member("key", d.Key)
+		w.member("anomaly", string(d.Anomaly))
+	case sealgate.Compensate, sealgate.Reconcile:
+		w.key("item")
+		w.str(d.Item)
+		w.member("key", d.Key)
+	case sealgate.PreviewAnswer:
+		w.key("item")
+		w.str(d.Item)
+		w.b = append(w.b, `,"preview":{"bytes":`...)
+		w.b = strconv.AppendInt(w.b, int64(d.Preview.Bytes), 10)
+		w.b = append(w.b, `,"value":`...)
+		w.str(d.Preview.Value)
+		w.b = append(w.b, '}')
+	}
+	w.b = append(w.b, "}}\n"...)
+	if !w.ok {
+		return AppendLine(dst, &Message{V: Version, Type: TypeDecision, Decision: EncodeDecision(d)})
+	}
+	return w.b, nil
+}
+
+// base64 writes `,"name":"..."` with b in standard base64.
+func (w *writer) base64(name string, b []byte) {
+	w.key(name)
+	w.b = append(w.b, '"')
+	w.b = b64.AppendEncode(w.b, b)
 	w.b = append(w.b, '"')
 }
