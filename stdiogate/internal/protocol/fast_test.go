@@ -11,6 +11,15 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/check"
+	"github.com/sealgate/sealgate/internal/fuzzkit"
+)
+
+// The fuzz targets' run counters, for the campaign's count of runs.
+var (
+	decodeFastExecs   = fuzzkit.NewCounter("FuzzDecodeFast")
+	encodeFastExecs   = fuzzkit.NewCounter("FuzzEncodeFast")
+	eventLineExecs    = fuzzkit.NewCounter("FuzzAppendEventLine")
+	decisionLineExecs = fuzzkit.NewCounter("FuzzAppendDecisionLine")
 )
 
 // strictDecode is Unmarshal's strict path alone.
@@ -229,6 +238,7 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Add([]byte(`{"v":1,"type":"done","n":1,"n":2}`))
 	f.Add([]byte(`{"v":1,"type":"error","text":"a\\\"\/\b\f\n\r\tb"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
+		decodeFastExecs.Add()
 		sameAsStrict(t, line)
 	})
 }
@@ -239,6 +249,7 @@ func FuzzEncodeFast(f *testing.F) {
 	f.Add("r1", "0", `{"a":"b\\"}`, "k", 1, uint16(0xffff))
 	f.Add("\x00", "\xff", "\u2028<&>", "", -5, uint16(0x0f0f))
 	f.Fuzz(func(t *testing.T, a, b, c, d string, n int, set uint16) {
+		encodeFastExecs.Add()
 		on := func(bit int) bool { return set&(1<<bit) != 0 }
 		pick := func(bit int, s string) *string {
 			if on(bit) {
@@ -313,6 +324,7 @@ func FuzzAppendEventLine(f *testing.F) {
 	f.Add(uint8(sealgate.Delta), "r1", "0", "call_1", []byte(`{"a":`), true, 3)
 	f.Add(uint8(sealgate.Ack), "\xff", "\n", `"\`, []byte{}, false, -1)
 	f.Fuzz(func(t *testing.T, kind uint8, a, b, c string, raw []byte, flag bool, n int) {
+		eventLineExecs.Add()
 		e := sealgate.Event{Kind: sealgate.EventKind(kind % 12), Attempt: a, Turn: b, Item: b, Call: c, Tool: a,
 			Bytes: raw, Final: raw, HasFinal: flag, Status: sealgate.Status(len(c) % 8), Key: c, OK: flag}
 		got, err := AppendEventLine([]byte("prefix"), n, e)
@@ -326,6 +338,7 @@ func FuzzAppendDecisionLine(f *testing.F) {
 	f.Add(uint8(sealgate.Release), "r1", "0", "k", []byte(`{"a":"\"b"}`), true, 3)
 	f.Add(uint8(sealgate.PreviewAnswer), "\x1f", "é", "\u2028", []byte{0xff}, false, -1)
 	f.Fuzz(func(t *testing.T, kind uint8, a, b, c string, args []byte, flag bool, n int) {
+		decisionLineExecs.Add()
 		d := sealgate.Decision{Kind: sealgate.DecisionKind(kind % 10), Attempt: a, Item: b, HasItem: flag, Call: c, Tool: a,
 			Key: c, Args: sealgate.Sealed(args), Reason: sealgate.Reason(b), Anomaly: sealgate.AnomalyKind(c),
 			Preview: sealgate.Preview{Bytes: n, Value: string(args)}}
