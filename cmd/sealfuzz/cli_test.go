@@ -25,7 +25,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"power", "-h"}, []string{"seeds", "checks", "fuzz-cap", "fuzz-minimize", "fuzz-seeds", "techniques", "bugs", "out", "note"}},
 		{[]string{"help", "power"}, []string{"seeds", "note"}},
 		{[]string{"shared", "-h"}, nil},
-		{[]string{"test", "-h"}, []string{"gate", "for", "timeout", "corpus", "checks", "machine-for", "seed", "reduce-tries", "streams", "workers", "o"}},
+		{[]string{"test", "-h"}, []string{"gate", "for", "timeout", "corpus", "checks", "machine-for", "seed", "reduce-tries", "streams", "workers", "o", "cpuprofile"}},
 		{[]string{"throughput", "-h"}, []string{"n", "corpus", "zoo"}},
 		{[]string{"peers", "-h"}, []string{"for", "seed", "machine", "corpus", "out", "bodies", "tries", "peers", "replay", "list"}},
 	} {
