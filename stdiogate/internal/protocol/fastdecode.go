@@ -427,20 +427,54 @@ func (s *scanner) escaped(start int, v *string) bool {
 // word is raw as a string, without an allocation for the words lines
 // repeat: types, kinds and statuses.
 func word(raw []byte) string {
-	if w, ok := words[string(raw)]; ok {
-		return w
+	if len(raw) > len("disconnected") {
+		return string(raw)
+	}
+	switch string(raw) {
+	case TypeEvent:
+		return TypeEvent
+	case TypeDecision:
+		return TypeDecision
+	case TypeDone:
+		return TypeDone
+	case TypeError:
+		return TypeError
+	case "open":
+		return "open"
+	case "begin":
+		return "begin"
+	case "delta":
+		return "delta"
+	case "end":
+		return "end"
+	case "close":
+		return "close"
+	case "ack":
+		return "ack"
+	case "peek":
+		return "peek"
+	case "release":
+		return "release"
+	case "reject":
+		return "reject"
+	case "anomaly":
+		return "anomaly"
+	case "compensate":
+		return "compensate"
+	case "reconcile":
+		return "reconcile"
+	case "preview":
+		return "preview"
+	case "complete":
+		return "complete"
+	case "truncated":
+		return "truncated"
+	case "failed":
+		return "failed"
+	case "cancelled":
+		return "cancelled"
+	case "disconnected":
+		return "disconnected"
 	}
 	return string(raw)
 }
-
-// words maps each repeated word to itself.
-var words = func() map[string]string {
-	m := map[string]string{}
-	for _, w := range []string{TypeEvent, TypeDecision, TypeDone, TypeError,
-		"open", "begin", "delta", "end", "close", "ack", "peek",
-		"release", "reject", "anomaly", "compensate", "reconcile", "preview",
-		"complete", "truncated", "failed", "cancelled", "disconnected"} {
-		m[w] = w
-	}
-	return m
-}()
