@@ -72,49 +72,57 @@ func Serve(r io.Reader, w io.Writer, name string, b Backend) (err error) {
 			}
 			return err
 		}
-		m, err := protocol.Unmarshal(line)
-		if err == nil && m.Type != protocol.TypeConfig && m.Type != protocol.TypeEvent {
-			err = fmt.Errorf("a %s line, which only a gate writes", m.Type)
-		}
-		if err != nil {
-			em := &protocol.Message{Type: protocol.TypeError, Text: err.Error()}
-			if m != nil && m.N != nil {
-				em.N = m.N
-			}
-			if err := write(em); err != nil {
-				return err
-			}
-			continue
-		}
-		if m.Type == protocol.TypeConfig {
-			if err := endRun(); err != nil {
-				return fmt.Errorf("closing the last run: %w", err)
-			}
-			failed = false
-			cfg, err := protocol.DecodeConfig(m.Config)
-			if err == nil {
-				g, err = open(b, cfg, m.Ledger)
+		// An event line is read straight into its event when it can be
+		// (protocol.DecodeEventLine); any other line, or one it leaves,
+		// through the message and its checks.
+		num, ev, direct := protocol.DecodeEventLine(line)
+		n := &num
+		var evErr error
+		if !direct {
+			m, err := protocol.Unmarshal(line)
+			if err == nil && m.Type != protocol.TypeConfig && m.Type != protocol.TypeEvent {
+				err = fmt.Errorf("a %s line, which only a gate writes", m.Type)
 			}
 			if err != nil {
-				if err := write(&protocol.Message{Type: protocol.TypeRefused, Text: err.Error()}); err != nil {
+				em := &protocol.Message{Type: protocol.TypeError, Text: err.Error()}
+				if m != nil && m.N != nil {
+					em.N = m.N
+				}
+				if err := write(em); err != nil {
 					return err
 				}
 				continue
 			}
-			caps = g.Capabilities()
-			hello := protocol.EncodeCaps(caps)
-			_, hello.KillRestarts = g.(*killing)
-			if err := write(&protocol.Message{Type: protocol.TypeHello, Name: name, Capabilities: hello}); err != nil {
-				return err
+			if m.Type == protocol.TypeConfig {
+				if err := endRun(); err != nil {
+					return fmt.Errorf("closing the last run: %w", err)
+				}
+				failed = false
+				cfg, err := protocol.DecodeConfig(m.Config)
+				if err == nil {
+					g, err = open(b, cfg, m.Ledger)
+				}
+				if err != nil {
+					if err := write(&protocol.Message{Type: protocol.TypeRefused, Text: err.Error()}); err != nil {
+						return err
+					}
+					continue
+				}
+				caps = g.Capabilities()
+				hello := protocol.EncodeCaps(caps)
+				_, hello.KillRestarts = g.(*killing)
+				if err := write(&protocol.Message{Type: protocol.TypeHello, Name: name, Capabilities: hello}); err != nil {
+					return err
+				}
+				continue
 			}
-			continue
+			n = m.N
+			ev, evErr = protocol.DecodeEvent(m.Event)
 		}
-		n := m.N
 		fail := func(text string) error { return write(&protocol.Message{Type: protocol.TypeError, N: n, Text: text}) }
-		ev, err := protocol.DecodeEvent(m.Event)
 		switch {
-		case err != nil:
-			err = fail(err.Error())
+		case evErr != nil:
+			err = fail(evErr.Error())
 		case g == nil:
 			err = fail("an event before any accepted config line")
 		case failed:

@@ -20,6 +20,7 @@ var (
 	encodeFastExecs   = fuzzkit.NewCounter("FuzzEncodeFast")
 	eventLineExecs    = fuzzkit.NewCounter("FuzzAppendEventLine")
 	decisionLineExecs = fuzzkit.NewCounter("FuzzAppendDecisionLine")
+	eventReadExecs    = fuzzkit.NewCounter("FuzzDecodeEventLine")
 )
 
 // strictDecode is Unmarshal's strict path alone.
@@ -344,5 +345,82 @@ func FuzzAppendDecisionLine(f *testing.F) {
 			Preview: sealgate.Preview{Bytes: n, Value: string(args)}}
 		got, err := AppendDecisionLine([]byte("prefix"), d)
 		sameLineAsMessage(t, got, err, &Message{V: Version, Type: TypeDecision, Decision: EncodeDecision(d)})
+	})
+}
+
+// sameEventAsUnmarshal fails t when DecodeEventLine reads line and
+// Unmarshal and DecodeEvent do not read it, or read another event.
+func sameEventAsUnmarshal(t *testing.T, line []byte) (direct bool) {
+	t.Helper()
+	n, e, ok := DecodeEventLine(line)
+	if !ok {
+		return false
+	}
+	m, err := Unmarshal(line)
+	if err != nil {
+		t.Fatalf("DecodeEventLine read %q, which Unmarshal refuses: %v", line, err)
+	}
+	if m.Type != TypeEvent {
+		t.Fatalf("DecodeEventLine read %q, a %s line", line, m.Type)
+	}
+	want, err := DecodeEvent(m.Event)
+	if err != nil {
+		t.Fatalf("DecodeEventLine read %q, which DecodeEvent refuses: %v", line, err)
+	}
+	if *m.N != n || !reflect.DeepEqual(e, want) {
+		t.Fatalf("DecodeEventLine read %q as %d %#v, Unmarshal and DecodeEvent as %d %#v", line, n, e, *m.N, want)
+	}
+	return true
+}
+
+// TestDecodeEventLine reads every sample event line, and every mutation
+// of every sample line, both ways: the lines the client writes must take
+// the direct path, and what it reads must be what Unmarshal reads.
+func TestDecodeEventLine(t *testing.T) {
+	direct := 0
+	for _, m := range sampleMessages() {
+		line, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		if sameEventAsUnmarshal(t, line) {
+			direct++
+		}
+		for _, mut := range mutations(line) {
+			sameEventAsUnmarshal(t, mut)
+		}
+	}
+	// The 11 sample events but the one json.Marshal refuses.
+	if direct != 10 {
+		t.Errorf("%d sample lines read directly, want 10", direct)
+	}
+	for _, line := range []string{
+		`{"v":1,"type":"event","n":1,"event":{"kind":"ack","key":"k"}}`,
+		`{"v":1,"type":"event","n":1,"event":{"kind":"nosuch"}}`,
+		`{"v":1,"type":"event","n":1,"event":{"kind":"close","status":"nosuch"}}`,
+		`{"v":1,"type":"event","n":1,"event":{"kind":"delta","bytes64":"e30"}}`,
+		`{"v":1,"type":"event","n":1,"event":{"kind":"delta","bytes64":"e3\/="}}`,
+		`{"v":1,"type":"event","n":1,"event":{}}`,
+		`{"v":1,"type":"event","n":1,"event":{"kind":"open"},"text":"x"}`,
+		`{"v":1,"type":"event","event":{"kind":"open"}}`,
+		`{"v":1,"type":"done","n":1,"event":{"kind":"open"}}`,
+	} {
+		if _, _, ok := DecodeEventLine([]byte(line)); ok {
+			t.Errorf("DecodeEventLine read %s, which it must leave to Unmarshal", line)
+		}
+	}
+}
+
+// FuzzDecodeEventLine holds DecodeEventLine to Unmarshal and DecodeEvent
+// on any line.
+func FuzzDecodeEventLine(f *testing.F) {
+	for _, m := range sampleMessages() {
+		if line, err := json.Marshal(m); err == nil {
+			f.Add(line)
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		eventReadExecs.Add()
+		sameEventAsUnmarshal(t, line)
 	})
 }

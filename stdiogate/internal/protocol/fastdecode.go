@@ -2,6 +2,8 @@ package protocol
 
 import (
 	"unicode/utf8"
+
+	"github.com/sealgate/sealgate"
 )
 
 // decodeFast reads the lines both sides exchange for every event (event,
@@ -477,4 +479,163 @@ func word(raw []byte) string {
 		return "disconnected"
 	}
 	return string(raw)
+}
+
+// DecodeEventLine reads an event line straight into its event: the n and
+// event that Unmarshal and DecodeEvent give, without the message and its
+// strings in between, because a gate reads one for every event. ok is
+// false for any line it does not read exactly so (any other type, a
+// member an event line does not take, what decodeFast leaves, bad base64,
+// an unknown kind or status, an ack without ok), which the caller then
+// reads through Unmarshal and DecodeEvent, with their errors.
+// FuzzDecodeEventLine holds it to them.
+func DecodeEventLine(line []byte) (n int, e sealgate.Event, ok bool) {
+	s := scanner{b: line}
+	var v int
+	seen := 0
+	if !s.open() || s.take('}') {
+		return 0, e, false
+	}
+	for {
+		name, ok := s.name()
+		if !ok {
+			return 0, e, false
+		}
+		var bit int
+		switch string(name) {
+		case "v":
+			bit, ok = mV, s.int(&v)
+		case "type":
+			var raw []byte
+			raw, ok = s.plain()
+			bit, ok = mType, ok && string(raw) == TypeEvent
+		case "n":
+			bit, ok = mN, s.int(&n)
+		case "event":
+			bit, ok = mEvent, s.eventOf(&e)
+		default:
+			return 0, e, false
+		}
+		if !ok || seen&bit != 0 {
+			return 0, e, false
+		}
+		seen |= bit
+		more, ok := s.next()
+		if !ok {
+			return 0, e, false
+		}
+		if !more {
+			break
+		}
+	}
+	if s.i != len(s.b) || v != Version || seen != mV|mType|mN|mEvent {
+		return 0, e, false
+	}
+	return n, e, true
+}
+
+// eventOf reads an event object into e as DecodeEvent would read its
+// EventJSON, or reports false.
+func (s *scanner) eventOf(e *sealgate.Event) bool {
+	seen := 0
+	if !s.open() || s.take('}') {
+		return false // no kind: DecodeEvent's error
+	}
+	for {
+		name, ok := s.name()
+		if !ok {
+			return false
+		}
+		var bit int
+		switch string(name) {
+		case "kind":
+			var raw []byte
+			raw, ok = s.plain()
+			bit = eKind
+			if ok {
+				e.Kind, ok = sealgate.ParseEventKind(word(raw))
+			}
+		case "attempt":
+			bit, ok = eAttempt, s.str(&e.Attempt)
+		case "turn":
+			bit, ok = eTurn, s.str(&e.Turn)
+		case "item":
+			bit, ok = eItem, s.str(&e.Item)
+		case "call":
+			bit, ok = eCall, s.str(&e.Call)
+		case "tool":
+			bit, ok = eTool, s.str(&e.Tool)
+		case "bytes64":
+			var raw []byte
+			raw, ok = s.plain()
+			bit = eBytes64
+			if ok && len(raw) > 0 {
+				e.Bytes, ok = decodeBase64(raw)
+			}
+		case "final64":
+			var raw []byte
+			raw, ok = s.plain()
+			bit, e.HasFinal = eFinal64, true
+			if ok {
+				e.Final, ok = decodeBase64(raw)
+			}
+		case "status":
+			var raw []byte
+			raw, ok = s.plain()
+			bit = eStatus
+			if ok && len(raw) > 0 {
+				e.Status, ok = sealgate.ParseStatus(word(raw))
+			}
+		case "key":
+			bit, ok = eKey, s.str(&e.Key)
+		case "ok":
+			bit, ok = eOK, s.bool(&e.OK)
+		default:
+			return false
+		}
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		more, ok := s.next()
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+	}
+	if seen&eKind == 0 || e.Kind == sealgate.Ack && seen&eOK == 0 {
+		return false
+	}
+	return true
+}
+
+// plain reads a string of printable ASCII without escapes and returns its
+// bytes in the line, for words and base64 that need no copy of their own.
+func (s *scanner) plain() ([]byte, bool) {
+	if !s.take('"') {
+		return nil, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		if c == '"' {
+			raw := s.b[start:s.i]
+			s.i++
+			return raw, true
+		}
+		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+			return nil, false
+		}
+		s.i++
+	}
+	return nil, false
+}
+
+// decodeBase64 is b64.DecodeString of raw, without the string.
+func decodeBase64(raw []byte) ([]byte, bool) {
+	out := make([]byte, b64.DecodedLen(len(raw)))
+	n, err := b64.Decode(out, raw)
+	return out[:n], err == nil
 }
