@@ -38,6 +38,7 @@ func exhaustFlags(fs *flag.FlagSet) func(args []string, stdout, stderr io.Writer
 	fs.StringVar(&c.Bugs, "bugs", "", "with -zoo: comma-separated zoo bugs (default: all)")
 	fs.IntVar(&c.Workers, "workers", 0, "sequences checked at once (0: GOMAXPROCS)")
 	fs.BoolVar(&c.NoPrune, "no-prune", false, "extend every sequence, merging no states (the whole tree of canonical sequences; much slower)")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.IntVar(&c.Tries, "reduce", 2000, "reducer tries for a counterexample before it is printed (0: print it as found)")
 	return func(args []string, stdout, stderr io.Writer) int {
 		if len(args) > 0 {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -27,6 +28,9 @@ type Command struct {
 	Workers int    // sequences checked at once (0: GOMAXPROCS)
 	NoPrune bool   // extend every sequence, merging no states
 	Tries   int    // reducer tries for a counterexample (0: print it as found)
+	// CPUProfile, when set, is the file a CPU profile of the run is
+	// written to: the cost per sequence is what bounds the default bound.
+	CPUProfile string
 }
 
 // Run enumerates and prints what it found, and returns the exit code: 0
@@ -41,6 +45,19 @@ func (c Command) Run(stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "sealfuzz exhaust: %v\n", err)
 		return 2
+	}
+	if c.CPUProfile != "" {
+		f, err := os.Create(c.CPUProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "sealfuzz exhaust: -cpuprofile: %v\n", err)
+			return 2
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "sealfuzz exhaust: -cpuprofile %s: %v\n", c.CPUProfile, err)
+			return 2
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if os.Getenv("GOGC") == "" {
 		// Each check allocates a few short-lived gates; collecting less
