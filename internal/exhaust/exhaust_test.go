@@ -385,3 +385,22 @@ func TestFreshCalls(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkExplore is the enumeration at N=5 under each setup, with the
+// real gate: the cost per sequence is what sets the default bound
+// (docs/research/exhaust.md has the N=7 and N=8 runs).
+func BenchmarkExplore(b *testing.B) {
+	for _, s := range Setups() {
+		b.Run(s.Name, func(b *testing.B) {
+			seqs := 0
+			for b.Loop() {
+				r := Explore(s, Options{Events: 5, Workers: 1})
+				if r.Failure != nil {
+					b.Fatalf("the real gate fails: %v", r.Failure.Err)
+				}
+				seqs = r.Sequences
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*seqs), "µs/sequence")
+		})
+	}
+}
