@@ -15,7 +15,8 @@ var exhaustCmd = &command{
 	long: `Small-scope exhaustive checking: every event sequence of at most -events
 events over a small abstract alphabet (2 attempts, 2 turns, 2 items, 2 call
 ids, 2 tools, 4 fragment shapes plus a long number with an escaped name or
-an escaped noncharacter in the setups that need them, every close status,
+an escaped noncharacter in the setups that need them, each only as the first
+bytes of a call of the tool whose release shows it, every close status,
 acks of every key written, restart, peek), under each of a few small
 configurations, checked with check.All, the suite's own checker. The
 default bound, 8, is for on-demand runs (about 24 minutes of CPU, some

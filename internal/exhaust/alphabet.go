@@ -86,8 +86,12 @@ type room struct {
 	// ended and not decided: an extra shape is there as the whole text of
 	// a call whose release shows it, so it is a letter only where it
 	// starts one (docs/research/exhaust.md says why that loses no bug).
-	fresh uint8
+	fresh uint64
 }
+
+// room.fresh has a bit per attempt and item: this fails to compile when
+// the bounds outgrow it.
+const _ = uint64(1) << (maxAttempts*maxItems - 1)
 
 // freshBit is room.fresh's bit for the a-th attempt name and i-th item
 // name; -1 for a name not in the lists.
@@ -100,10 +104,10 @@ func freshBit(attempt, item string) int {
 }
 
 // freshCalls reads room.fresh from model.State's text, for the calls of
-// tool ("": of every tool): a live attempt's line carries its turn, and each of its calls
-// follows on a line of its own.
-func freshCalls(state, tool string) uint8 {
-	var fresh uint8
+// tool ("": of every tool): a live attempt's line carries its turn, and
+// each of its calls follows on a line of its own.
+func freshCalls(state, tool string) uint64 {
+	var fresh uint64
 	attempt := ""
 	for _, line := range strings.Split(state, "\n") {
 		switch {
