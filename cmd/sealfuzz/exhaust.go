@@ -19,8 +19,8 @@ an escaped noncharacter in the setups that need them, each only as the first
 bytes of a call of the tool whose release shows it, every close status,
 acks of every key written, restart, peek), under each of a few small
 configurations, checked with check.All, the suite's own checker. The
-default bound, 8, is for on-demand runs (about 24 minutes of CPU, some
-12 minutes on 2 idle cores); .ci/run uses 7. Ids are renamed into first-use
+default bound, 8, is for on-demand runs (about 8 minutes of CPU, some
+4.5 minutes on 2 idle cores); .ci/run uses 7. Ids are renamed into first-use
 order, and a prefix that reaches a state already reached is not extended
 (docs/research/exhaust.md says why that is sound). A violation is printed as a .scn
 file and exits 1. SEALGATE_FAULTS=BUG checks the gate with that zoo bug

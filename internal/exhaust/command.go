@@ -14,9 +14,9 @@ import (
 	"github.com/sealgate/sealgate/internal/zoo"
 )
 
-// DefaultEvents is the bound of sealfuzz exhaust, run on demand: about 24
-// minutes of CPU over every setup (docs/research/exhaust.md has the
-// measurement; CI runs a smaller bound).
+// DefaultEvents is the bound of sealfuzz exhaust, run on demand: about 8
+// minutes of CPU over every setup, some 4.5 minutes on 2 idle cores
+// (docs/research/exhaust.md has the measurement; CI runs a smaller bound).
 const DefaultEvents = 8
 
 // Command is one run of sealfuzz exhaust: its flags.
