@@ -93,9 +93,14 @@ func (c *Checker) record(cfg sealgate.Config, events []sealgate.Event, swapped b
 	if !t.Caps.Full {
 		what = "subject failed"
 	}
+	retains := t.Caps.Full || t.Caps.Retained
+	if retains {
+		// One allocation: a re-split run is hundreds of events.
+		t.Retained = make([]int, 0, len(t.Events))
+	}
 	took := func(i int, ds []sealgate.Decision) error {
 		t.Decisions = append(t.Decisions, ds...)
-		if t.Caps.Full || t.Caps.Retained {
+		if retains {
 			t.Retained = append(t.Retained, ret.Retained())
 		}
 		return nil

@@ -43,7 +43,7 @@ func TestExhaustHelp(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	entries := flagEntries(out.String())
-	for _, f := range []string{"events", "setup", "zoo", "workers", "no-prune", "reduce", "bugs"} {
+	for _, f := range []string{"events", "setup", "zoo", "workers", "no-prune", "reduce", "bugs", "cpuprofile"} {
 		if _, ok := entries[f]; !ok {
 			t.Errorf("-h does not list -%s:\n%s", f, out.String())
 		}

@@ -1,6 +1,8 @@
 package exhaust
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sealgate/sealgate"
@@ -74,11 +76,93 @@ func choices(n, bound int) int {
 	return n
 }
 
+// room is what the letters at a state depend on besides the ids used, all
+// of it read from the state's key: the ledger keys the run wrote (acks name
+// only those) and the calls an extra shape may start.
+type room struct {
+	keys []string
+	// fresh has bit freshBit(attempt, item) for each call of the setup's
+	// ExtraTool in a live attempt that the model holds with no bytes, not
+	// ended and not decided: an extra shape is there as the whole text of
+	// a call whose release shows it, so it is a letter only where it
+	// starts one (docs/research/exhaust.md says why that loses no bug).
+	fresh uint64
+}
+
+// room.fresh has a bit per attempt and item: this fails to compile when
+// the bounds outgrow it.
+const _ = uint64(1) << (maxAttempts*maxItems - 1)
+
+// freshBit is room.fresh's bit for the a-th attempt name and i-th item
+// name; -1 for a name not in the lists.
+func freshBit(attempt, item string) int {
+	a, i := slices.Index(attemptNames, attempt), slices.Index(itemNames, item)
+	if a < 0 || i < 0 {
+		return -1
+	}
+	return a*maxItems + i
+}
+
+// freshCalls reads room.fresh from model.State's text, for the calls of
+// tool ("": of every tool): a live attempt's line carries its turn, and
+// each of its calls follows on a line of its own.
+func freshCalls(state, tool string) uint64 {
+	var fresh uint64
+	attempt := ""
+	for _, line := range strings.Split(state, "\n") {
+		switch {
+		case strings.HasPrefix(line, "attempt "):
+			attempt = ""
+			rest := line[len("attempt "):]
+			q, err := strconv.QuotedPrefix(rest)
+			if err != nil || !strings.HasPrefix(rest[len(q):], " turn=") {
+				continue
+			}
+			attempt, _ = strconv.Unquote(q)
+		case strings.HasPrefix(line, " call ") && attempt != "":
+			f, ok := callFields(line[len(" call "):])
+			if !ok || tool != "" && f["tool"] != tool || f["buf"] != "" || f["ended"] != "" || f["decided"] != "" {
+				continue
+			}
+			if bit := freshBit(attempt, f["item"]); bit >= 0 {
+				fresh |= 1 << bit
+			}
+		}
+	}
+	return fresh
+}
+
+// callFields reads a call line of model.State: name=quoted fields, then
+// bare flags (given the value "on"). ok is false for a line it cannot read.
+func callFields(s string) (map[string]string, bool) {
+	f := map[string]string{}
+	for s != "" {
+		name, rest, hasValue := strings.Cut(s, "=")
+		if !hasValue || strings.Contains(name, " ") {
+			for _, flag := range strings.Fields(s) {
+				f[flag] = "on"
+			}
+			return f, true
+		}
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			return nil, false
+		}
+		v, err := strconv.Unquote(q)
+		if err != nil {
+			return nil, false
+		}
+		f[name] = v
+		s = strings.TrimPrefix(rest[len(q):], " ")
+	}
+	return f, true
+}
+
 // letters lists the events that may extend a sequence that has used u and
-// whose run wrote keys to the ledger (acks name only those). Events other
-// than open name only attempts and (for delta, end and peek) items already
-// named: a new attempt there is a no-open, which restart already reaches.
-func (s *Setup) letters(u used, keys []string) ([]sealgate.Event, []used) {
+// is at room r. Events other than open name only attempts and (for delta,
+// end and peek) items already named: a new attempt there is a no-open,
+// which restart already reaches.
+func (s *Setup) letters(u used, r room) ([]sealgate.Event, []used) {
 	var evs []sealgate.Event
 	var next []used
 	add := func(e sealgate.Event, v used) {
@@ -115,8 +199,10 @@ func (s *Setup) letters(u used, keys []string) ([]sealgate.Event, []used) {
 			for _, b := range shapes {
 				add(sealgate.DeltaEvent(id, item, b), u)
 			}
-			for _, b := range s.Extra {
-				add(sealgate.DeltaEvent(id, item, b), u)
+			if r.fresh&(1<<(a*maxItems+i)) != 0 {
+				for _, b := range s.Extra {
+					add(sealgate.DeltaEvent(id, item, b), u)
+				}
 			}
 			add(sealgate.EndEvent(id, item), u)
 			add(sealgate.EndFinalEvent(id, item, whole), u)
@@ -126,7 +212,7 @@ func (s *Setup) letters(u used, keys []string) ([]sealgate.Event, []used) {
 			add(sealgate.CloseEvent(id, st), u)
 		}
 	}
-	for _, k := range keys {
+	for _, k := range r.keys {
 		add(sealgate.AckEvent(k, true), u)
 		add(sealgate.AckEvent(k, false), u)
 	}

@@ -76,7 +76,7 @@ type node struct {
 	last   sealgate.Event
 	length int
 	used   used
-	keys   []string // ledger keys its run wrote, for acks
+	room   room
 }
 
 // events is the node's whole sequence.
@@ -95,7 +95,7 @@ type child struct {
 	used   used
 	err    error
 	key    string
-	keys   []string
+	room   room
 }
 
 // chunk is how many nodes are extended between two merges: it bounds the
@@ -154,9 +154,9 @@ func newExplorer(s *Setup, o Options) *explorer {
 	if e.workers <= 0 {
 		e.workers = runtime.GOMAXPROCS(0)
 	}
-	rootKey, rootKeys := s.stateKey(nil, used{})
+	rootKey, rootRoom := s.stateKey(nil, used{})
 	e.seen = map[string]struct{}{rootKey: {}}
-	e.frontier = []*node{{keys: rootKeys}}
+	e.frontier = []*node{{room: rootRoom}}
 	return e
 }
 
@@ -181,7 +181,7 @@ func (e *explorer) level(depth int) bool {
 			k := &kids[i]
 			k.err = e.check(e.s.Config, k.events)
 			if k.err == nil && expand {
-				k.key, k.keys = e.s.stateKey(k.events, k.used)
+				k.key, k.room = e.s.stateKey(k.events, k.used)
 			}
 		})
 		for i := range kids {
@@ -200,7 +200,7 @@ func (e *explorer) level(depth int) bool {
 				}
 			}
 			e.seen[k.key] = struct{}{}
-			next = append(next, &node{parent: k.parent, last: k.events[len(k.events)-1], length: len(k.events), used: k.used, keys: k.keys})
+			next = append(next, &node{parent: k.parent, last: k.events[len(k.events)-1], length: len(k.events), used: k.used, room: k.room})
 		}
 	}
 	if len(next) == 0 && expand && !e.o.NoPrune {
@@ -215,7 +215,7 @@ func (s *Setup) extend(nodes []*node) []child {
 	var kids []child
 	for _, n := range nodes {
 		prefix := n.events()
-		evs, us := s.letters(n.used, n.keys)
+		evs, us := s.letters(n.used, n.room)
 		for i, e := range evs {
 			seq := make([]sealgate.Event, len(prefix)+1)
 			copy(seq, prefix)
@@ -258,9 +258,10 @@ func run(workers, n int, f func(int)) {
 
 // stateKey is what a sequence's continuations depend on: the model's whole
 // state, plus what the checks read from history (docs/research/exhaust.md), plus
-// what the alphabet depends on (the ids used, the keys acks may name). It
-// also returns those keys.
-func (s *Setup) stateKey(events []sealgate.Event, u used) (string, []string) {
+// what the alphabet depends on (the ids used, the keys acks may name, the
+// calls a long shape may start). It also returns those last two, which the
+// key determines.
+func (s *Setup) stateKey(events []sealgate.Event, u used) (string, room) {
 	st, ds := model.State(s.Config, events)
 	byEvent := make([][]sealgate.Decision, len(events))
 	for _, d := range ds {
@@ -312,7 +313,7 @@ func (s *Setup) stateKey(events []sealgate.Event, u used) (string, []string) {
 	// The key is kept for every state reached: its digest, not its text
 	// (a call's bytes alone may be 800 bytes long).
 	sum := sha256.Sum256([]byte(b.String()))
-	return string(sum[:]), keys
+	return string(sum[:]), room{keys: keys, fresh: freshCalls(st, s.ExtraTool)}
 }
 
 // windows renders what check's serialize reads of each window still open

@@ -70,8 +70,8 @@ func TestSymmetryReduction(t *testing.T) {
 		if depth == 0 {
 			return
 		}
-		_, keys := s.stateKey(evs, u)
-		letters, us := s.letters(u, keys)
+		_, r := s.stateKey(evs, u)
+		letters, us := s.letters(u, r)
 		for i, e := range letters {
 			seq := append(append([]sealgate.Event(nil), evs...), e)
 			c := canonical(seq)
@@ -95,8 +95,8 @@ func TestSymmetryReduction(t *testing.T) {
 			return
 		}
 		full := used{attempts: maxAttempts, turns: maxTurns, items: maxItems, calls: maxCalls, tools: len(s.Config.Tools)}
-		_, keys := s.stateKey(evs, full)
-		letters, _ := s.letters(full, keys)
+		_, r := s.stateKey(evs, full)
+		letters, _ := s.letters(full, r)
 		for _, e := range letters {
 			seq := append(append([]sealgate.Event(nil), evs...), e)
 			if !wellFormed(seq) {
@@ -206,7 +206,8 @@ func inAlphabet(t *testing.T, s Setup, seq []sealgate.Event) []sealgate.Event {
 	out := append([]sealgate.Event(nil), seq...)
 	u := used{}
 	for i := range out {
-		_, ks := s.stateKey(out[:i], u)
+		_, r := s.stateKey(out[:i], u)
+		ks := r.keys
 		if e := &out[i]; e.Kind == sealgate.Ack && strings.HasPrefix(e.Key, "#") {
 			n := int(e.Key[1] - '0')
 			if n >= len(ks) {
@@ -214,7 +215,7 @@ func inAlphabet(t *testing.T, s Setup, seq []sealgate.Event) []sealgate.Event {
 			}
 			e.Key = ks[n]
 		}
-		letters, us := s.letters(u, ks)
+		letters, us := s.letters(u, r)
 		found := false
 		for j, l := range letters {
 			if render([]sealgate.Event{l}) == render(out[i:i+1]) {
@@ -278,21 +279,24 @@ func TestCounterexamplesFit(t *testing.T) {
 }
 
 // TestFindsVocabularyBugs: the bugs that need the wider alphabet (two secret
-// paths through one member, a noncharacter outside the BMP) are found by
-// the enumeration at 4 events, the length of their hand-written
-// counterexample, under the setup that holds the shape.
+// paths through one member, a noncharacter outside the BMP, a long number
+// with an escaped name) are found by the enumeration at the length of their
+// hand-written counterexample, under the setup that holds the shape, with
+// the extra shapes only where they start a call of the setup's ExtraTool.
 func TestFindsVocabularyBugs(t *testing.T) {
 	for _, c := range []struct {
-		bug   zoo.Bug
-		setup string
-	}{{zoo.FirstSecretPerMember, "after-turn"}, {zoo.NoncharBMPOnly, "per-call"}} {
+		bug    zoo.Bug
+		setup  string
+		events int
+	}{{zoo.FirstSecretPerMember, "after-turn", 4}, {zoo.NoncharBMPOnly, "per-call", 4},
+		{zoo.KeyNumbersParseFloat, "idem", 5}, {zoo.FieldsRawNames, "idem", 5}} {
 		t.Run(c.bug.Name, func(t *testing.T) {
-			r := Explore(setup(t, c.setup), Options{Events: 4, Check: c.bug.Checker().All})
+			r := Explore(setup(t, c.setup), Options{Events: c.events, Check: c.bug.Checker().All})
 			if r.Failure == nil {
-				t.Fatalf("not found in %d sequences of at most 4 events", r.Sequences)
+				t.Fatalf("not found in %d sequences of at most %d events", r.Sequences, c.events)
 			}
-			if len(r.Failure.Events) != 4 {
-				t.Errorf("counterexample of %d events, want 4", len(r.Failure.Events))
+			if len(r.Failure.Events) != c.events {
+				t.Errorf("counterexample of %d events, want %d", len(r.Failure.Events), c.events)
 			}
 			t.Logf("%v", r.Failure.Err)
 		})
@@ -340,5 +344,63 @@ func TestPruneLosesNothing(t *testing.T) {
 		if got[0] == "" || got[0] != got[1] {
 			t.Errorf("%s: pruned found %q, unpruned %q", b.Name, got[0], got[1])
 		}
+	}
+}
+
+// TestFreshCalls: an extra shape is a letter only where it starts a call
+// of the setup's ExtraTool in a live attempt (the call has no bytes, no end
+// and no verdict), and room.fresh follows the model's state there.
+func TestFreshCalls(t *testing.T) {
+	s := setup(t, "idem") // ExtraTool g
+	open1, beg := sealgate.OpenEvent("a1", "t1"), sealgate.BeginEvent
+	extra := func(seq []sealgate.Event) []string {
+		_, r := s.stateKey(seq, used{})
+		var at []string
+		for a := range attemptNames {
+			for i := range itemNames {
+				if r.fresh&(1<<(a*maxItems+i)) != 0 {
+					at = append(at, attemptNames[a]+" "+itemNames[i])
+				}
+			}
+		}
+		return at
+	}
+	for _, c := range []struct {
+		name string
+		seq  []sealgate.Event
+		want string
+	}{
+		{"none begun", []sealgate.Event{open1}, ""},
+		{"a call of g", []sealgate.Event{open1, beg("a1", "0", "c1", "g")}, "a1 0"},
+		{"a call of f", []sealgate.Event{open1, beg("a1", "0", "c1", "f")}, ""},
+		{"after an empty delta", []sealgate.Event{open1, beg("a1", "0", "c1", "g"), sealgate.DeltaEvent("a1", "0", nil)}, "a1 0"},
+		{"after bytes", []sealgate.Event{open1, beg("a1", "0", "c1", "g"), sealgate.DeltaEvent("a1", "0", whole)}, ""},
+		{"after its end", []sealgate.Event{open1, beg("a1", "0", "c1", "g"), sealgate.EndEvent("a1", "0")}, ""},
+		{"second item", []sealgate.Event{open1, beg("a1", "0", "c1", "f"), beg("a1", "1", "c2", "g")}, "a1 1"},
+		{"closed attempt", []sealgate.Event{open1, beg("a1", "0", "c1", "g"), sealgate.CloseEvent("a1", sealgate.Cancelled)}, ""},
+		{"superseded", []sealgate.Event{open1, beg("a1", "0", "c1", "g"), sealgate.OpenEvent("a2", "t1"), beg("a2", "0", "c1", "g")}, "a2 0"},
+	} {
+		if got := strings.Join(extra(c.seq), ", "); got != c.want {
+			t.Errorf("%s: extra shapes at %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// BenchmarkExplore is the enumeration at N=5 under each setup, with the
+// real gate: the cost per sequence is what sets the default bound
+// (docs/research/exhaust.md has the N=7 and N=8 runs).
+func BenchmarkExplore(b *testing.B) {
+	for _, s := range Setups() {
+		b.Run(s.Name, func(b *testing.B) {
+			seqs := 0
+			for b.Loop() {
+				r := Explore(s, Options{Events: 5, Workers: 1})
+				if r.Failure != nil {
+					b.Fatalf("the real gate fails: %v", r.Failure.Err)
+				}
+				seqs = r.Sequences
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*seqs), "µs/sequence")
+		})
 	}
 }

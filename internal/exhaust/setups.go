@@ -16,6 +16,9 @@ type Setup struct {
 	// Extra is the fragment shapes this setup adds to the four every
 	// setup has (Number, Nonchar), each there to reach one thing.
 	Extra [][]byte
+	// ExtraTool is the tool whose calls the extra shapes may start ("":
+	// any): the one whose release shows what the shapes are there to reach.
+	ExtraTool string
 }
 
 const objectSchema = `{"type":"object"}`
@@ -62,10 +65,10 @@ func Setups() []Setup {
 	tight.Limits = sealgate.Limits{CallBytes: 12, TurnBytes: 9, Calls: 1, Depth: 1, PreviewBytes: 4}
 
 	return []Setup{
-		{"after-turn", "release after the turn, args keys, two secret paths through v under preview", afterTurn, true, nil},
-		{"per-call", "an early tool and its compensation; an allow-list that refuses; a noncharacter", perCall, false, [][]byte{Nonchar}},
-		{"atomic", "batch=atomic; a schema that refuses the object; an allow-list that admits it", atomic, false, nil},
-		{"idem", "idem=call and idem=fields:v (global across turns); an escaped name and a long number", idem, false, [][]byte{Number}},
-		{"tight", "call-bytes, turn-bytes, calls and preview-bytes at the shapes' size; depth 1", tight, true, nil},
+		{"after-turn", "release after the turn, args keys, two secret paths through v under preview", afterTurn, true, nil, ""},
+		{"per-call", "an early tool and its compensation; an allow-list that refuses; a noncharacter", perCall, false, [][]byte{Nonchar}, "f"},
+		{"atomic", "batch=atomic; a schema that refuses the object; an allow-list that admits it", atomic, false, nil, ""},
+		{"idem", "idem=call and idem=fields:v (global across turns); an escaped name and a long number", idem, false, [][]byte{Number}, "g"},
+		{"tight", "call-bytes, turn-bytes, calls and preview-bytes at the shapes' size; depth 1", tight, true, nil, ""},
 	}
 }

@@ -166,7 +166,6 @@ func New(depth, capBytes int, secrets [][]string) *Parser {
 		}
 	}
 	p.stack = append(p.stack, frame{ctx: ctxTopValue})
-	p.sig = make([]byte, 0, len(overflowDigits))
 	if capBytes <= 0 {
 		p.stopped = true
 	}
