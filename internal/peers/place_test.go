@@ -104,3 +104,31 @@ func TestLateReleaseStandsAtItsClose(t *testing.T) {
 		}
 	}
 }
+
+// TestFoundCallWasSentBeforeItRan: a release without attempt or item is
+// matched only to a call begun by the event it stands at. Here the peer
+// runs call c after two SSE events, while wire's only call c begins in a
+// later response (the first closed failed, and wire read no call of it),
+// so the release names no call rather than that later one.
+func TestFoundCallWasSentBeforeItRan(t *testing.T) {
+	events := []sealgate.Event{
+		sealgate.OpenEvent("a", "t1"), sealgate.CloseEvent("a", sealgate.Failed),
+		sealgate.OpenEvent("b", "t1"), sealgate.BeginEvent("b", "0:0", "c", "f"),
+		sealgate.DeltaEvent("b", "0:0", []byte(`{}`)), sealgate.EndEvent("b", "0:0"),
+		sealgate.CloseEvent("b", sealgate.Complete),
+	}
+	m := Meaning{Events: events, After: []int{0, 1, 2, 3, 4, 5, 6, 7}}
+	for _, c := range []struct {
+		delivered   int
+		wantAttempt string
+	}{{2, "?"}, {4, "b"}} {
+		rec := Record{Releases: []Stamped{{Release: Release{Call: "c", Tool: "f", Args: []byte(`{}`)}, Delivered: c.delivered}}}
+		out := place(m, Body{Protocol: wire.OpenAIChat}, rec)
+		if len(out.Releases) != 1 {
+			t.Fatalf("after %d events: releases %v, want one", c.delivered, out.Releases)
+		}
+		if d := out.Releases[0]; d.Attempt != c.wantAttempt {
+			t.Errorf("after %d events: release %s is matched to attempt %q, want %q", c.delivered, d, d.Attempt, c.wantAttempt)
+		}
+	}
+}

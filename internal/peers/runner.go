@@ -157,9 +157,10 @@ func place(m Meaning, body Body, rec Record) Outcome {
 	var ps []placed
 	for _, s := range rec.Releases {
 		rel := s.Release
+		at := m.At(s.Delivered, s.EOF)
 		if rel.Attempt == "" && rel.Item == "" {
 			var call string
-			rel.Attempt, rel.Item, call = found.find(rel)
+			rel.Attempt, rel.Item, call = found.find(rel, at)
 			if rel.Call == "" {
 				rel.Call = call // the SDK gave the tool no id: the call it ran is the one found
 			}
@@ -173,7 +174,6 @@ func place(m Meaning, body Body, rec Record) Outcome {
 		// message in the same stream) stands at that close: the gate's
 		// decision point for the attempt, after which nothing the stream
 		// sends changes what the attempt released.
-		at := m.At(s.Delivered, s.EOF)
 		if c, ok := closed[rel.Attempt]; ok && c < at {
 			at = c
 		}
@@ -264,6 +264,9 @@ func cleanBody(m Meaning, body Body) bool {
 // callFinder finds the call an unnamed release executes: by its call id,
 // else the first call of that tool not yet matched whose compacted bytes
 // equal the release's, else the first call of that tool not yet matched.
+// Only calls begun by the release's event count: a peer cannot run a call
+// it has not been sent, so a later call that reuses the id (a next response
+// after one wire closed and stopped reading) is not the one it ran.
 type callFinder struct {
 	calls []foundCall
 	used  map[int]bool
@@ -272,18 +275,19 @@ type callFinder struct {
 type foundCall struct {
 	attempt, item, call, tool string
 	args                      []byte
+	begun                     int // the position (from 1) of its begin event
 }
 
 func newCallFinder(events []sealgate.Event) *callFinder {
 	f := &callFinder{used: map[int]bool{}}
 	idx := map[[2]string]int{}
-	for _, ev := range events {
+	for i, ev := range events {
 		k := [2]string{ev.Attempt, ev.Item}
 		switch ev.Kind {
 		case sealgate.Begin:
 			if _, ok := idx[k]; !ok {
 				idx[k] = len(f.calls)
-				f.calls = append(f.calls, foundCall{attempt: ev.Attempt, item: ev.Item, call: ev.Call, tool: ev.Tool})
+				f.calls = append(f.calls, foundCall{attempt: ev.Attempt, item: ev.Item, call: ev.Call, tool: ev.Tool, begun: i + 1})
 			}
 		case sealgate.Delta:
 			if i, ok := idx[k]; ok {
@@ -298,10 +302,10 @@ func newCallFinder(events []sealgate.Event) *callFinder {
 	return f
 }
 
-func (f *callFinder) find(rel Release) (attempt, item, call string) {
+func (f *callFinder) find(rel Release, at int) (attempt, item, call string) {
 	pick := func(ok func(foundCall) bool) (foundCall, bool) {
 		for i, c := range f.calls {
-			if !f.used[i] && ok(c) {
+			if !f.used[i] && c.begun <= at && ok(c) {
 				f.used[i] = true
 				return c, true
 			}
