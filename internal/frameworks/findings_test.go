@@ -53,7 +53,7 @@ func findings(t *testing.T) *peers.Hunt {
 // a cut stream but runs a message's tool calls without its stop_reason.
 var measured = map[string][]string{
 	"eino/react-raw":                 {"I1-before-close", "I1-before-end", "I7", "SEAL-invalid", "SEAL-not-object"},
-	"eino/react-infer":               {"I1-before-close", "I1-before-end", "I2", "I2-reserialized", "I7", "SEAL-invalid", "SEAL-not-object"},
+	"eino/react-infer":               {"I1-before-close", "I1-before-end", "I2", "I2-reserialized", "I7", "SEAL-invalid", "SEAL-not-object", "SEAL-orphan"},
 	"eino/adk-chatmodel":             {"I1-before-close", "I1-before-end", "I7", "SEAL-invalid", "SEAL-not-object"},
 	"langchaingo/openai-functions":   {"I1-before-close", "I1-before-end", "I2", "I7", "SEAL-invalid", "SEAL-not-object"},
 	"langchaingo/anthropic-generate": {"I1-before-close", "I1-before-end", "I2", "I2-reserialized", "I7", "SEAL-invalid", "SEAL-not-object", "SUBJECT-error"},

@@ -7,8 +7,6 @@ import (
 	"io"
 	"runtime"
 	"time"
-
-	"github.com/sealgate/sealgate/wire"
 )
 
 // The peer-process protocol: JSON lines between the suite (the parent) and
@@ -120,7 +118,7 @@ func ServeProcess(in io.Reader, out io.Writer, peers []*Peer) int {
 			runTimeout = time.Duration(req.TimeoutMs) * time.Millisecond
 		}
 		body := Body{Protocol: p.Protocol, Events: req.Events, Reset: req.Reset}
-		rec := r.record(p, body, wire.ToolsConfig(body.Decode().Events), req.FollowUp)
+		rec := r.record(p, body, RunConfig(body, body.Decode()), req.FollowUp)
 		if err := enc.Encode(toReply(req.Run, rec)); err != nil {
 			return 1
 		}

@@ -132,3 +132,29 @@ func TestFoundCallWasSentBeforeItRan(t *testing.T) {
 		}
 	}
 }
+
+// TestFoundObjectCallIsTheEarliestOfItsValue: a tool that got a parsed
+// object ran the earliest call with that value, not the later one whose
+// bytes happen to equal the object's reserialization (genkit hands its
+// tool a map, which Go writes with sorted names).
+func TestFoundObjectCallIsTheEarliestOfItsValue(t *testing.T) {
+	events := []sealgate.Event{
+		sealgate.OpenEvent("a", "t1"), sealgate.BeginEvent("a", "0:0", "c", "f"),
+		sealgate.DeltaEvent("a", "0:0", []byte(`{"b":"x","a":1}`)), sealgate.EndEvent("a", "0:0"),
+		sealgate.CloseEvent("a", sealgate.Complete),
+		sealgate.OpenEvent("b", "t1"), sealgate.BeginEvent("b", "0:0", "d", "f"),
+		sealgate.DeltaEvent("b", "0:0", []byte(`{"a":1,"b":"x"}`)), sealgate.EndEvent("b", "0:0"),
+		sealgate.CloseEvent("b", sealgate.Complete),
+	}
+	m := Meaning{Events: events, After: []int{0, 5, 10}}
+	for _, c := range []struct {
+		object bool
+		want   string
+	}{{true, "c"}, {false, "d"}} {
+		rec := Record{Releases: []Stamped{{Release: Release{Tool: "f", Args: []byte(`{"a":1,"b":"x"}`), Object: c.object}, Delivered: 2}}}
+		out := place(m, Body{Protocol: wire.OpenAIChat}, rec)
+		if len(out.Releases) != 1 || out.Releases[0].Call != c.want {
+			t.Errorf("object=%v: releases %v, want call %s", c.object, out.Releases, c.want)
+		}
+	}
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sealgate/sealgate"
 	"github.com/sealgate/sealgate/model"
-	"github.com/sealgate/sealgate/wire"
 )
 
 // Outcome is one run of a peer over one body: what the body means (by
@@ -68,7 +67,7 @@ func (r *Runner) Run(p *Peer, body Body) (Outcome, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m := body.Decode()
-	cfg := wire.ToolsConfig(m.Events)
+	cfg := RunConfig(body, m)
 	var rec Record
 	if p.process != nil {
 		var err error
@@ -263,7 +262,8 @@ func cleanBody(m Meaning, body Body) bool {
 
 // callFinder finds the call an unnamed release executes: by its call id,
 // else the first call of that tool not yet matched whose compacted bytes
-// equal the release's, else the first call of that tool not yet matched.
+// equal the release's (for a tool that got a parsed object, whose JSON
+// value equals it), else the first call of that tool not yet matched.
 // Only calls begun by the release's event count: a peer cannot run a call
 // it has not been sent, so a later call that reuses the id (a next response
 // after one wire closed and stopped reading) is not the one it ran.
@@ -313,9 +313,21 @@ func (f *callFinder) find(rel Release, at int) (attempt, item, call string) {
 		return foundCall{}, false
 	}
 	want := string(sealgate.Compact(rel.Args))
+	same := func(c foundCall) bool { return string(sealgate.Compact(c.args)) == want }
+	if rel.Object {
+		// The tool got a parsed value, so its bytes are a reserialization:
+		// any call with the same value may be the one it ran, and the
+		// earliest is, since a peer runs calls in the order it read them.
+		if w, err := model.Canonical(rel.Args); err == nil {
+			same = func(c foundCall) bool {
+				v, err := model.Canonical(c.args)
+				return err == nil && string(v) == string(w)
+			}
+		}
+	}
 	for _, ok := range []func(foundCall) bool{
 		func(c foundCall) bool { return rel.Call != "" && c.call == rel.Call },
-		func(c foundCall) bool { return c.tool == rel.Tool && string(sealgate.Compact(c.args)) == want },
+		func(c foundCall) bool { return c.tool == rel.Tool && same(c) },
 		func(c foundCall) bool { return c.tool == rel.Tool },
 	} {
 		if c, hit := pick(ok); hit {
