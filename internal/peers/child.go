@@ -118,7 +118,7 @@ func ServeProcess(in io.Reader, out io.Writer, peers []*Peer) int {
 			runTimeout = time.Duration(req.TimeoutMs) * time.Millisecond
 		}
 		body := Body{Protocol: p.Protocol, Events: req.Events, Reset: req.Reset}
-		rec := r.record(p, body, RunConfig(body, body.Decode()), req.FollowUp)
+		rec := r.record(p, body, toolsConfig(req.Tools), req.FollowUp)
 		if err := enc.Encode(toReply(req.Run, rec)); err != nil {
 			return 1
 		}

@@ -15,12 +15,20 @@ import (
 // only such bytes name must still find its tool, or the peer cannot run it
 // and the fault stays hidden behind a missing tool.
 func RunConfig(b Body, m Meaning) sealgate.Config {
-	cfg := wire.ToolsConfig(m.Events)
-	have := map[string]bool{}
-	for _, t := range cfg.Tools {
-		have[t.Name] = true
+	var names []string
+	for _, t := range wire.ToolsConfig(m.Events).Tools {
+		names = append(names, t.Name)
 	}
-	for _, name := range namedTools(b.Events) {
+	return toolsConfig(append(names, namedTools(b.Events)...))
+}
+
+// toolsConfig declares each named tool once, in order, with schema
+// {"type":"object"}, under the default policy: the configuration a peer
+// process rebuilds from the tool names its parent sends.
+func toolsConfig(names []string) sealgate.Config {
+	cfg := sealgate.DefaultConfig()
+	have := map[string]bool{}
+	for _, name := range names {
 		if !have[name] {
 			have[name] = true
 			cfg.Tools = append(cfg.Tools, sealgate.Tool{Name: name, Schema: wire.AnyObjectSchema})
